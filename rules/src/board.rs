@@ -1,0 +1,1 @@
+//! HELPER-OWNED: board with incremental chains (to be written).

@@ -1,0 +1,1 @@
+//! HELPER-OWNED: replay (to be written).

@@ -1,0 +1,1 @@
+//! HELPER-OWNED: text decoding (to be written).

@@ -1,0 +1,1 @@
+//! Reads SGF inputs and runs verdict-rules over them in parallel.
