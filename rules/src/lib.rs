@@ -8,10 +8,12 @@ mod moves;
 mod point;
 pub mod problem;
 
+pub mod analyse;
 pub mod board;
 pub mod game;
 pub mod info;
 pub mod replay;
+pub mod score;
 pub mod sgf;
 pub mod text;
 

@@ -130,7 +130,11 @@ impl Point {
     /// Human coordinates as GTP and most boards print them: a column letter
     /// skipping `I`, and the row counted from the bottom (`D16`).
     pub fn to_gtp(self, size: BoardSize) -> String {
-        let col = if self.x < 8 { b'A' + self.x } else { b'B' + self.x };
+        let col = if self.x < 8 {
+            b'A' + self.x
+        } else {
+            b'B' + self.x
+        };
         format!("{}{}", col as char, size.height() - self.y)
     }
 }
@@ -168,7 +172,10 @@ mod tests {
         assert_eq!((p.x(), p.y()), (3, 15));
         assert_eq!(&p.to_sgf(), b"dp");
         assert_eq!(p.to_gtp(BoardSize::NINETEEN), "D4");
-        assert_eq!(Point::from_sgf(*b"sa").unwrap().to_gtp(BoardSize::NINETEEN), "T19");
+        assert_eq!(
+            Point::from_sgf(*b"sa").unwrap().to_gtp(BoardSize::NINETEEN),
+            "T19"
+        );
         assert_eq!(Point::from_sgf(*b"yy"), Point::new(24, 24));
         assert_eq!(Point::from_sgf(*b"zz"), None);
         assert_eq!(Point::from_sgf(*b"A1"), None);
