@@ -1,0 +1,560 @@
+//! Counting a settled position: chains, regions and their owners, seki,
+//! living units and basic eyes, and the points an owner must still fill.
+//!
+//! Everything RULES.md sections 3 and 4 needs from the board, computed once;
+//! the per-rule-set formulas in [`super`] only combine these numbers.
+
+use super::position::{neighbours, Position, MAX_POINTS};
+use crate::{ByColor, Color, Point};
+
+const NONE: u16 = u16::MAX;
+
+/// What a point is in the counted position, for display and for columns.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum PointState {
+    /// A living stone.
+    Stone(Color),
+    /// A dead stone, removed before counting; its point belongs to whoever
+    /// owns the region it now lies in.
+    Dead(Color),
+    /// An empty point owned by one colour, counted as territory.
+    Territory(Color),
+    /// An owned point that the owner must still fill for its stones to live
+    /// (a false eye, or a protective move once the dame are filled). Area for
+    /// the owner; not territory under territory counting.
+    Fill(Color),
+    /// An empty point owned by a group in seki: area, not Japanese territory.
+    SekiEye(Color),
+    /// A shared point (dame) either side can fill.
+    Dame,
+    /// A shared point neither side can fill without self-atari.
+    SekiLiberty,
+}
+
+/// The numbers every formula of RULES.md section 4 is built from.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// `S_X`: stones on the board after dead stones are removed.
+    pub stones: ByColor<u32>,
+    /// `T_X`: points of regions owned by X (seki eyes and fills included).
+    pub territory: ByColor<u32>,
+    /// `D`: shared points (dame and seki liberties).
+    pub shared: u32,
+    /// Shared points that are seki liberties.
+    pub seki_liberties: u32,
+    /// `Z_X`: owned points of groups in seki.
+    pub seki_eyes: ByColor<u32>,
+    /// Stones of X in seki.
+    pub seki_stones: ByColor<u32>,
+    /// `E_X`: basic eyes summed over X's living units.
+    pub basic_eyes: ByColor<u32>,
+    /// Living units of X.
+    pub units: ByColor<u32>,
+    /// Dead stones of X removed before counting.
+    pub dead: ByColor<u32>,
+    /// Owned points X must still fill (not territory under territory counting).
+    pub fills: ByColor<u32>,
+    /// Area of the position as it stands, no stone removed (Tromp-Taylor).
+    pub raw_area: ByColor<u32>,
+}
+
+impl Counts {
+    /// `S_X + T_X`.
+    pub fn area(&self, color: Color) -> u32 {
+        self.stones[color] + self.territory[color]
+    }
+
+    /// `A = (S_B + T_B) - (S_W + T_W)`.
+    pub fn area_difference(&self) -> i64 {
+        i64::from(self.area(Color::Black)) - i64::from(self.area(Color::White))
+    }
+}
+
+/// Reusable scratch space for counting. Build one per thread and reuse it:
+/// after the first position it does not allocate.
+#[derive(Clone, Debug)]
+pub struct Counter {
+    cells: Vec<Option<Color>>,
+    chain_of: Vec<u16>,
+    region_of: Vec<u16>,
+    chains: Vec<Group>,
+    regions: Vec<Group>,
+    /// Points of each chain/region, grouped (`Group::start..start+len`).
+    members: Vec<u16>,
+    stamp: Vec<u32>,
+    generation: u32,
+    seki_liberty: Vec<bool>,
+    parent: Vec<u16>,
+    states: Vec<PointState>,
+    stack: Vec<u16>,
+    scratch_cells: Vec<Option<Color>>,
+}
+
+#[derive(Copy, Clone, Debug, Default)]
+struct Group {
+    color: Option<Color>,
+    start: u32,
+    len: u32,
+    /// Chains: liberties. Regions: bit 0 touches Black, bit 1 touches White.
+    extra: u32,
+}
+
+impl Group {
+    fn owner(&self) -> Option<Color> {
+        match self.extra {
+            1 => Some(Color::Black),
+            2 => Some(Color::White),
+            _ => None,
+        }
+    }
+}
+
+impl Default for Counter {
+    fn default() -> Self {
+        Counter::new()
+    }
+}
+
+impl Counter {
+    pub fn new() -> Counter {
+        Counter {
+            cells: Vec::with_capacity(MAX_POINTS),
+            chain_of: Vec::with_capacity(MAX_POINTS),
+            region_of: Vec::with_capacity(MAX_POINTS),
+            chains: Vec::new(),
+            regions: Vec::new(),
+            members: Vec::with_capacity(2 * MAX_POINTS),
+            stamp: vec![0; MAX_POINTS],
+            generation: 0,
+            seki_liberty: Vec::with_capacity(MAX_POINTS),
+            parent: Vec::new(),
+            states: Vec::with_capacity(MAX_POINTS),
+            stack: Vec::with_capacity(MAX_POINTS),
+            scratch_cells: Vec::with_capacity(MAX_POINTS),
+        }
+    }
+
+    /// The state of each point after the last [`Counter::count`], indexed
+    /// row by row from the top.
+    pub fn states(&self) -> &[PointState] {
+        &self.states
+    }
+
+    /// Counts `position` with the stones on `dead` removed. Points of `dead`
+    /// that hold no stone are ignored.
+    pub fn count(&mut self, position: &Position, dead: &[Point]) -> Counts {
+        let size = position.size();
+        let n = size.points();
+        let mut counts = Counts::default();
+
+        // Tromp-Taylor: the board as it stands.
+        self.cells.clear();
+        self.cells.extend_from_slice(position.cells());
+        self.label(size);
+        counts.raw_area = self.area_of_labelled();
+
+        self.states.clear();
+        self.states.extend(position.cells().iter().map(|c| match c {
+            Some(color) => PointState::Stone(*color),
+            None => PointState::Dame,
+        }));
+        for &p in dead {
+            if let Some(color) = position.get(p) {
+                let i = position.index(p);
+                if self.cells[i].is_some() {
+                    self.cells[i] = None;
+                    counts.dead[color] += 1;
+                    self.states[i] = PointState::Dead(color);
+                }
+            }
+        }
+        self.label(size);
+
+        for color in self.cells.iter().flatten() {
+            counts.stones[*color] += 1;
+        }
+        // Regions and their owners; seki liberties in shared regions.
+        self.seki_liberty.clear();
+        self.seki_liberty.resize(n, false);
+        for r in 0..self.regions.len() {
+            let region = self.regions[r];
+            let owner = region.owner();
+            match owner {
+                Some(color) => counts.territory[color] += region.len,
+                None => counts.shared += region.len,
+            }
+            if owner.is_none() {
+                for k in region.start..region.start + region.len {
+                    let i = self.members[k as usize] as usize;
+                    if !self.can_fill(size, i, Color::Black)
+                        && !self.can_fill(size, i, Color::White)
+                    {
+                        self.seki_liberty[i] = true;
+                        counts.seki_liberties += 1;
+                    }
+                }
+            }
+        }
+        // Chains in seki: adjacent to a seki liberty.
+        let mut in_seki = [false; MAX_POINTS];
+        for i in 0..n {
+            if self.seki_liberty[i] {
+                for j in neighbours(size, i) {
+                    let c = self.chain_of[j];
+                    if c != NONE {
+                        in_seki[c as usize] = true;
+                    }
+                }
+            }
+        }
+        for (c, chain) in self.chains.iter().enumerate() {
+            if in_seki[c] {
+                counts.seki_stones[chain.color.expect("chains have a colour")] += chain.len;
+            }
+        }
+        self.units(size, &in_seki, &mut counts);
+        self.mark_states(size, &in_seki, &mut counts);
+        for color in Color::ALL {
+            counts.fills[color] = self.fills(size, color);
+        }
+        counts
+    }
+
+    /// Labels chains and regions of `self.cells`, with liberty counts and
+    /// region colour masks.
+    fn label(&mut self, size: crate::BoardSize) {
+        let n = size.points();
+        self.chain_of.clear();
+        self.chain_of.resize(n, NONE);
+        self.region_of.clear();
+        self.region_of.resize(n, NONE);
+        self.chains.clear();
+        self.regions.clear();
+        self.members.clear();
+        for i in 0..n {
+            let is_chain = self.cells[i].is_some();
+            let already = if is_chain {
+                self.chain_of[i]
+            } else {
+                self.region_of[i]
+            };
+            if already != NONE {
+                continue;
+            }
+            let color = self.cells[i];
+            let id = if is_chain {
+                self.chains.len()
+            } else {
+                self.regions.len()
+            } as u16;
+            let start = self.members.len() as u32;
+            self.stack.clear();
+            self.stack.push(i as u16);
+            if is_chain {
+                self.chain_of[i] = id;
+            } else {
+                self.region_of[i] = id;
+            }
+            let mut extra = 0u32;
+            self.generation += 1;
+            while let Some(p) = self.stack.pop() {
+                let p = p as usize;
+                self.members.push(p as u16);
+                for q in neighbours(size, p) {
+                    let cq = self.cells[q];
+                    if cq == color {
+                        let slot = if is_chain {
+                            &mut self.chain_of[q]
+                        } else {
+                            &mut self.region_of[q]
+                        };
+                        if *slot == NONE {
+                            *slot = id;
+                            self.stack.push(q as u16);
+                        }
+                    } else if is_chain {
+                        if cq.is_none() && self.stamp[q] != self.generation {
+                            self.stamp[q] = self.generation;
+                            extra += 1;
+                        }
+                    } else if let Some(c) = cq {
+                        extra |= 1 << c.index();
+                    }
+                }
+            }
+            let group = Group {
+                color,
+                start,
+                len: self.members.len() as u32 - start,
+                extra,
+            };
+            if is_chain {
+                self.chains.push(group);
+            } else {
+                self.regions.push(group);
+            }
+        }
+    }
+
+    fn area_of_labelled(&self) -> ByColor<u32> {
+        let mut area = ByColor::default();
+        for chain in &self.chains {
+            area[chain.color.expect("chains have a colour")] += chain.len;
+        }
+        for region in &self.regions {
+            if let Some(owner) = region.owner() {
+                area[owner] += region.len;
+            }
+        }
+        area
+    }
+
+    /// Whether `color` can play on empty point `i` without leaving its own
+    /// chain with fewer than two liberties (a capture always counts as able).
+    fn can_fill(&mut self, size: crate::BoardSize, i: usize, color: Color) -> bool {
+        for j in neighbours(size, i) {
+            if self.cells[j] == Some(color.other())
+                && self.chains[self.chain_of[j] as usize].extra == 1
+            {
+                return true;
+            }
+        }
+        self.generation += 1;
+        let gen = self.generation;
+        self.stamp[i] = gen;
+        let mut libs = 0;
+        for j in neighbours(size, i) {
+            match self.cells[j] {
+                None => {
+                    if self.stamp[j] != gen {
+                        self.stamp[j] = gen;
+                        libs += 1;
+                    }
+                }
+                Some(c) if c == color => {
+                    let chain = self.chains[self.chain_of[j] as usize];
+                    for k in chain.start..chain.start + chain.len {
+                        let s = self.members[k as usize] as usize;
+                        for q in neighbours(size, s) {
+                            if self.cells[q].is_none() && self.stamp[q] != gen {
+                                self.stamp[q] = gen;
+                                libs += 1;
+                            }
+                        }
+                    }
+                }
+                Some(_) => {}
+            }
+            if libs >= 2 {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Living units (chains joined through the regions they own) and their
+    /// basic eyes `b(u) = min(t(u), max(0, 2 - s(u)))`.
+    fn units(&mut self, size: crate::BoardSize, _in_seki: &[bool], counts: &mut Counts) {
+        let nc = self.chains.len();
+        let nr = self.regions.len();
+        self.parent.clear();
+        self.parent.extend(0..(nc + nr) as u16);
+        for r in 0..nr {
+            let region = self.regions[r];
+            if region.owner().is_none() {
+                continue;
+            }
+            for k in region.start..region.start + region.len {
+                let p = self.members[k as usize] as usize;
+                for q in neighbours(size, p) {
+                    let c = self.chain_of[q];
+                    if c != NONE {
+                        union(&mut self.parent, c, (nc + r) as u16);
+                    }
+                }
+            }
+        }
+        // Per unit root: owned points t, seki liberties s (distinct).
+        let mut t = vec![0u32; nc + nr];
+        let mut s = vec![0u32; nc + nr];
+        for r in 0..nr {
+            if self.regions[r].owner().is_some() {
+                let root = find(&mut self.parent, (nc + r) as u16) as usize;
+                t[root] += self.regions[r].len;
+            }
+        }
+        // Distinct seki liberties per unit: stamp each liberty with the unit.
+        let mut seen: Vec<u32> = vec![u32::MAX; size.points()];
+        for c in 0..nc {
+            let root = find(&mut self.parent, c as u16) as usize;
+            let chain = self.chains[c];
+            for k in chain.start..chain.start + chain.len {
+                let p = self.members[k as usize] as usize;
+                for q in neighbours(size, p) {
+                    if self.seki_liberty[q] && seen[q] != root as u32 {
+                        // A liberty adjacent to two chains of one unit counts once.
+                        seen[q] = root as u32;
+                        s[root] += 1;
+                    }
+                }
+            }
+        }
+        let mut counted = vec![false; nc + nr];
+        for c in 0..nc {
+            let root = find(&mut self.parent, c as u16) as usize;
+            if counted[root] {
+                continue;
+            }
+            counted[root] = true;
+            let color = self.chains[c].color.expect("chains have a colour");
+            counts.units[color] += 1;
+            counts.basic_eyes[color] += t[root].min(2u32.saturating_sub(s[root]));
+        }
+    }
+
+    fn mark_states(&mut self, size: crate::BoardSize, in_seki: &[bool], counts: &mut Counts) {
+        for r in 0..self.regions.len() {
+            let region = self.regions[r];
+            let owner = region.owner();
+            let mut seki_eye = false;
+            if owner.is_some() {
+                'outer: for k in region.start..region.start + region.len {
+                    let p = self.members[k as usize] as usize;
+                    for q in neighbours(size, p) {
+                        let c = self.chain_of[q];
+                        if c != NONE && in_seki[c as usize] {
+                            seki_eye = true;
+                            break 'outer;
+                        }
+                    }
+                }
+            }
+            if let (Some(color), true) = (owner, seki_eye) {
+                counts.seki_eyes[color] += region.len;
+            }
+            for k in region.start..region.start + region.len {
+                let p = self.members[k as usize] as usize;
+                if matches!(self.states[p], PointState::Dead(_)) {
+                    continue;
+                }
+                self.states[p] = match owner {
+                    Some(color) if seki_eye => PointState::SekiEye(color),
+                    Some(color) => PointState::Territory(color),
+                    None if self.seki_liberty[p] => PointState::SekiLiberty,
+                    None => PointState::Dame,
+                };
+            }
+        }
+    }
+
+    /// Points `color` must fill in its own territory for its stones to live
+    /// once the dame are filled: the opponent fills every dame it can fill
+    /// without capturing or self-atari; then each chain of `color` left with
+    /// one liberty inside its own territory must fill there. Repeated until
+    /// nothing changes. Marks the points as [`PointState::Fill`].
+    fn fills(&mut self, size: crate::BoardSize, color: Color) -> u32 {
+        let n = size.points();
+        let saved = std::mem::take(&mut self.cells);
+        self.scratch_cells.clear();
+        self.scratch_cells.extend_from_slice(&saved);
+        self.cells = std::mem::take(&mut self.scratch_cells);
+        // The counted position's labels, to know what is territory.
+        let territory: Vec<bool> = (0..n)
+            .map(|i| {
+                matches!(self.states[i], PointState::Territory(c) if c == color)
+                    || matches!(self.states[i], PointState::Dead(_))
+                        && self.region_owner_is(i, color)
+            })
+            .collect();
+        let opponent = color.other();
+        let mut changed = true;
+        let mut fills = 0;
+        let mut rounds = 0;
+        while changed && rounds < n {
+            rounds += 1;
+            changed = false;
+            self.label(size);
+            // Dame filling alternates and each side answers threats, so the
+            // owner first takes every dame next to its own chains that it can
+            // fill safely (connecting through dame costs nothing); only then
+            // does the opponent fill what is left. What still needs a stone
+            // inside the owner's territory after that is a real fill.
+            changed |= self.fill_dame(size, color, color);
+            changed |= self.fill_dame(size, opponent, color);
+            // Our chains in atari with the last liberty inside our territory.
+            for c in 0..self.chains.len() {
+                let chain = self.chains[c];
+                if chain.color != Some(color) || chain.extra != 1 {
+                    continue;
+                }
+                let liberty = (chain.start..chain.start + chain.len)
+                    .flat_map(|k| neighbours(size, self.members[k as usize] as usize))
+                    .find(|&q| self.cells[q].is_none());
+                if let Some(l) = liberty {
+                    if territory[l] {
+                        self.cells[l] = Some(color);
+                        self.states[l] = PointState::Fill(color);
+                        fills += 1;
+                        changed = true;
+                        break;
+                    }
+                }
+            }
+        }
+        self.scratch_cells = std::mem::replace(&mut self.cells, saved);
+        self.label(size);
+        fills
+    }
+
+    /// `by` fills every dame next to a chain of `next_to` that it can fill
+    /// without self-atari and without capturing (a capturing dame is one the
+    /// threatened side would have filled itself). Returns whether any was.
+    fn fill_dame(&mut self, size: crate::BoardSize, by: Color, next_to: Color) -> bool {
+        let mut changed = false;
+        for i in 0..size.points() {
+            if self.cells[i].is_some()
+                || self.seki_liberty[i]
+                || !matches!(self.states[i], PointState::Dame)
+            {
+                continue;
+            }
+            let touches = neighbours(size, i).any(|j| self.cells[j] == Some(next_to));
+            if !touches || !self.can_fill(size, i, by) {
+                continue;
+            }
+            let captures = neighbours(size, i).any(|j| {
+                self.cells[j] == Some(by.other())
+                    && self.chains[self.chain_of[j] as usize].extra == 1
+            });
+            if captures {
+                continue;
+            }
+            self.cells[i] = Some(by);
+            changed = true;
+            self.label(size);
+        }
+        changed
+    }
+
+    fn region_owner_is(&self, i: usize, color: Color) -> bool {
+        let r = self.region_of.get(i).copied().unwrap_or(NONE);
+        r != NONE && self.regions[r as usize].owner() == Some(color)
+    }
+}
+
+fn find(parent: &mut [u16], mut x: u16) -> u16 {
+    while parent[x as usize] != x {
+        let p = parent[x as usize];
+        parent[x as usize] = parent[p as usize];
+        x = p;
+    }
+    x
+}
+
+fn union(parent: &mut [u16], a: u16, b: u16) {
+    let ra = find(parent, a);
+    let rb = find(parent, b);
+    if ra != rb {
+        parent[ra as usize] = rb;
+    }
+}
