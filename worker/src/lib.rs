@@ -1,1 +1,18 @@
-//! Reads SGF inputs and runs verdict-rules over them in parallel.
+//! Reads SGF inputs and runs `verdict-rules` over them on every core.
+//!
+//! Brief overview:
+//! - [`inputs`] turns the paths a user gives into a sorted list of files,
+//!   listing what it will not read instead of failing on it.
+//! - [`drive`] pushes every game of those files into a visitor on every core.
+//! - [`replay`] replays every game and adds up what it saw
+//!   ([`replay::ReplayStats`]); [`check`] scores every game and compares
+//!   the record's own result ([`check::CheckStats`]).
+//!
+//! One bad file never stops a run: unreadable files and unreadable games are
+//! counted with a reason, like ripgrep reports a file and carries on.
+#![warn(missing_debug_implementations)]
+
+pub mod check;
+pub mod drive;
+pub mod inputs;
+pub mod replay;

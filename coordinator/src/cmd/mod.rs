@@ -1,0 +1,17 @@
+//! One module per command.
+
+use std::process::ExitCode;
+
+use crate::cli::{Cli, Command};
+
+mod check;
+mod replay;
+mod score;
+
+pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Replay(args) => replay::run(args),
+        Command::Score(args) => score::run(args),
+        Command::Check(args) => check::run(args),
+    }
+}

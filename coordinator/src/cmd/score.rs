@@ -1,0 +1,232 @@
+//! `verdict score`: one game, shown to a person.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::{bail, Context};
+use serde_json::json;
+use verdict_rules::analyse::{Analyser, Analysis, KomiPolicy};
+use verdict_rules::game::Game;
+use verdict_rules::score::{PointState, RuleSet};
+use verdict_rules::sgf::{Reader, SgfGame};
+use verdict_rules::{Color, Point};
+
+use crate::cli::ScoreArgs;
+
+pub fn run(args: ScoreArgs) -> anyhow::Result<ExitCode> {
+    let bytes = std::fs::read(&args.file)
+        .with_context(|| format!("cannot read {}", args.file.display()))?;
+    let (sgf, count) = nth_game(&bytes, args.game)?;
+    let sgf = sgf.with_context(|| {
+        format!(
+            "{} holds {count} game(s); --game counts from 1 and must be at most {count}",
+            args.file.display()
+        )
+    })?;
+    let game = Game::from_sgf(&sgf, &bytes).map_err(|reason| {
+        anyhow::anyhow!(
+            "game {} of {} cannot be scored: {reason}",
+            args.game,
+            args.file.display()
+        )
+    })?;
+    let komi = match args.komi {
+        Some(k) => KomiPolicy::Fixed(k),
+        None => KomiPolicy::Game,
+    };
+    let mut analyser = Analyser::new();
+    let analysis = analyser.analyse(&game, komi);
+    let states = analyser.counter().states();
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&to_json(&game, &analysis, states))?
+        );
+    } else {
+        print_human(&args.file, args.game, &game, &analysis, states);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The `n`th game (from 1) of a collection, and how many games it holds.
+fn nth_game(bytes: &[u8], n: usize) -> anyhow::Result<(Option<SgfGame<'_>>, usize)> {
+    if n == 0 {
+        bail!("--game counts from 1");
+    }
+    let mut found = None;
+    let mut count = 0;
+    for game in Reader::new(bytes) {
+        count += 1;
+        if count == n {
+            found = Some(game);
+        }
+    }
+    if count == 0 {
+        bail!("no SGF game found: the file is empty, damaged beyond reading, or not SGF");
+    }
+    Ok((found, count))
+}
+
+fn state_char(state: PointState) -> char {
+    match state {
+        PointState::Stone(Color::Black) => 'X',
+        PointState::Stone(Color::White) => 'O',
+        PointState::Dead(Color::Black) => 'x',
+        PointState::Dead(Color::White) => 'o',
+        PointState::Territory(Color::Black) => 'b',
+        PointState::Territory(Color::White) => 'w',
+        PointState::SekiEye(Color::Black) => 'B',
+        PointState::SekiEye(Color::White) => 'W',
+        PointState::Fill(Color::Black) => 'f',
+        PointState::Fill(Color::White) => 'F',
+        PointState::Dame => '.',
+        PointState::SekiLiberty => 's',
+    }
+}
+
+fn board_lines(game: &Game<'_>, states: &[PointState]) -> Vec<String> {
+    let size = game.size;
+    let w = size.width() as usize;
+    let mut lines = Vec::new();
+    let letters: String = (0..size.width())
+        .map(|x| {
+            let p = Point::new(x, 0).expect("on board");
+            let gtp = p.to_gtp(size);
+            format!(" {}", &gtp[..1])
+        })
+        .collect();
+    lines.push(format!("   {letters}"));
+    for y in 0..size.height() as usize {
+        let row: String = states[y * w..(y + 1) * w]
+            .iter()
+            .map(|s| format!(" {}", state_char(*s)))
+            .collect();
+        lines.push(format!("{:>2} {row}", size.height() as usize - y));
+    }
+    lines
+}
+
+fn print_human(file: &Path, n: usize, game: &Game<'_>, a: &Analysis, states: &[PointState]) {
+    let info = &game.info;
+    println!(
+        "{} game {n}: {} ({}) vs {} ({}), {}, komi {}, handicap {}, rules {}, result {}",
+        file.display(),
+        info.player(Color::Black).unwrap_or_default(),
+        info.rank(Color::Black).unwrap_or_default(),
+        info.player(Color::White).unwrap_or_default(),
+        info.rank(Color::White).unwrap_or_default(),
+        game.size,
+        a.komi,
+        game.handicap.stones,
+        info.rules.as_str(),
+        info.result,
+    );
+    println!();
+    for line in board_lines(game, states) {
+        println!("  {line}");
+    }
+    println!();
+    println!("  X O stones   x o dead   b w territory   B W seki eyes   F f must fill   s seki liberty   . dame");
+    println!(
+        "  dead stones: {} ({}); moves {}, stones placed to first stop B {} W {}, captures B {} W {}",
+        a.dead.len(),
+        a.dead_source.as_str(),
+        game.moves.len(),
+        a.report.accounting.placed_to_first_stop.black,
+        a.report.accounting.placed_to_first_stop.white,
+        a.report.accounting.captures.black,
+        a.report.accounting.captures.white,
+    );
+    if a.dead_source == verdict_rules::analyse::DeadSource::AllAlive {
+        println!("  note: the record marks no dead stones and settling is not built yet, so every stone counts as alive");
+    }
+    let c = &a.counts;
+    println!(
+        "  area B {} W {}; stones B {} W {}; territory B {} W {}; shared {} (seki liberties {}); basic eyes B {} W {}",
+        c.area(Color::Black),
+        c.area(Color::White),
+        c.stones.black,
+        c.stones.white,
+        c.territory.black,
+        c.territory.white,
+        c.shared,
+        c.seki_liberties,
+        c.basic_eyes.black,
+        c.basic_eyes.white,
+    );
+    println!();
+    println!(
+        "  {:<14} {:>12} {:>6} {:>9} {:>9}  winner",
+        "rule set", "before komi", "komi", "handicap", "margin"
+    );
+    for v in &a.verdicts {
+        println!(
+            "  {:<14} {:>12} {:>6} {:>9} {:>9}  {}",
+            v.rule_set.id(),
+            v.margin_before_komi,
+            v.komi,
+            v.handicap_bonus,
+            v.margin,
+            v.winner.as_str()
+        );
+    }
+    println!();
+    match a.self_check.recorded_margin() {
+        Some(recorded) => println!(
+            "  self-check: {} (recorded {recorded:+}, computed {:+} under its own rules)",
+            a.self_check.status(),
+            a.self_check.computed_margin().unwrap_or(f64::NAN)
+        ),
+        None => println!("  self-check: unchecked ({:?})", a.self_check),
+    }
+}
+
+fn to_json(game: &Game<'_>, a: &Analysis, states: &[PointState]) -> serde_json::Value {
+    let verdicts: serde_json::Map<String, serde_json::Value> = a
+        .verdicts
+        .iter()
+        .map(|v| {
+            (
+                v.rule_set.id().to_string(),
+                json!({
+                    "margin_before_komi": v.margin_before_komi,
+                    "komi": v.komi,
+                    "handicap_bonus": v.handicap_bonus,
+                    "margin": v.margin,
+                    "winner": v.winner.as_str(),
+                }),
+            )
+        })
+        .collect();
+    let c = &a.counts;
+    let by = |x: verdict_rules::ByColor<u32>| json!({"B": x.black, "W": x.white});
+    json!({
+        "size": game.size.to_string(),
+        "komi": a.komi,
+        "handicap": game.handicap.stones,
+        "rules": game.info.rules.as_str(),
+        "result": game.info.result.to_string(),
+        "dead_source": a.dead_source.as_str(),
+        "dead": a.dead.iter().map(|p| p.to_string()).collect::<Vec<_>>(),
+        "board": board_lines(game, states),
+        "counts": {
+            "stones": by(c.stones), "territory": by(c.territory), "area": {"B": c.area(Color::Black), "W": c.area(Color::White)},
+            "shared": c.shared, "seki_liberties": c.seki_liberties, "seki_eyes": by(c.seki_eyes),
+            "basic_eyes": by(c.basic_eyes), "units": by(c.units), "dead": by(c.dead), "fills": by(c.fills),
+            "placed_to_first_stop": by(a.report.accounting.placed_to_first_stop),
+            "captures": by(a.report.accounting.captures),
+        },
+        "verdicts": verdicts,
+        "self_check": {
+            "status": a.self_check.status(),
+            "recorded_margin": a.self_check.recorded_margin(),
+            "computed_margin": a.self_check.computed_margin(),
+            "rule_set": match a.self_check {
+                verdict_rules::analyse::SelfCheck::Agrees { rule_set, .. }
+                | verdict_rules::analyse::SelfCheck::Disagrees { rule_set, .. } => Some(rule_set.id()),
+                _ => None,
+            },
+        },
+        "rule_sets": RuleSet::ALL.iter().map(|r| r.id()).collect::<Vec<_>>(),
+    })
+}
