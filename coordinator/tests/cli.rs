@@ -1,0 +1,183 @@
+//! The `verdict` binary run as a user runs it, on hand-made records.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn data() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../rules/tests/data")
+}
+
+fn verdict(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_verdict"))
+        .args(args)
+        .output()
+        .expect("running verdict")
+}
+
+fn json(out: &Output) -> Value {
+    assert!(
+        out.status.success(),
+        "verdict failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("one JSON object on stdout")
+}
+
+#[test]
+fn replay_counts_every_game_of_the_example_records() {
+    let dir = data();
+    let v = json(&verdict(&[
+        "replay",
+        dir.to_str().unwrap(),
+        "--json",
+        "--threads",
+        "2",
+    ]));
+    // 8 files of one game, a collection of three; one file holds no game.
+    assert_eq!(v["files"], 9);
+    assert_eq!(v["games"], 11);
+    assert_eq!(v["skipped"], 2);
+    assert_eq!(v["replayed"], 9);
+    assert_eq!(v["skip_reasons"]["no_game"], 1);
+    assert_eq!(v["skip_reasons"]["unsupported_size"], 1);
+    for kind in ["truncated", "missing_open_paren", "occupied"] {
+        assert_eq!(v["problems"][kind], 1, "{kind}: {v}");
+    }
+    assert_eq!(
+        v["games"].as_u64().unwrap(),
+        v["replayed"].as_u64().unwrap() + v["skipped"].as_u64().unwrap()
+    );
+    assert!(v["games_per_sec"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn replay_is_the_same_on_one_thread() {
+    let dir = data();
+    let mut one = json(&verdict(&[
+        "replay",
+        dir.to_str().unwrap(),
+        "--json",
+        "-j",
+        "1",
+    ]));
+    let mut two = json(&verdict(&[
+        "replay",
+        dir.to_str().unwrap(),
+        "--json",
+        "-j",
+        "2",
+    ]));
+    for v in [&mut one, &mut two] {
+        let o = v.as_object_mut().unwrap();
+        for timing in ["seconds", "games_per_sec", "threads"] {
+            o.remove(timing);
+        }
+    }
+    assert_eq!(one, two);
+}
+
+#[test]
+fn replay_of_a_missing_path_says_so_and_fails() {
+    let out = verdict(&["replay", "/no/such/place.sgf"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no SGF files found"), "{err}");
+}
+
+#[test]
+fn score_shows_every_rule_set_and_checks_the_result() {
+    let file = data().join("simple-9x9.sgf");
+    let v = json(&verdict(&["score", file.to_str().unwrap(), "--json"]));
+    // Black 14 stones + 27 points, White 13 + 27; Black placed the last
+    // stone of the dame column, komi 6.5.
+    assert_eq!(v["verdicts"]["jpd_b"]["margin_before_komi"], 1);
+    assert_eq!(v["verdicts"]["jpd_b"]["margin"], -5.5);
+    assert_eq!(v["verdicts"]["jpd_b"]["winner"], "W");
+    assert_eq!(v["verdicts"]["jpd_a"]["margin"], -6.5);
+    assert_eq!(v["verdicts"]["japanese"]["margin"], -6.5);
+    assert_eq!(v["dead_source"], "all_alive");
+    assert_eq!(v["self_check"]["status"], "agrees");
+    assert_eq!(v["self_check"]["recorded_margin"], -5.5);
+    assert_eq!(v["self_check"]["computed_margin"], -5.5);
+
+    let human = verdict(&["score", file.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&human.stdout);
+    assert!(
+        text.contains("jhz_b") && text.contains("tromp_taylor"),
+        "{text}"
+    );
+    assert!(text.contains("self-check: agrees"), "{text}");
+}
+
+#[test]
+fn score_with_a_fixed_komi() {
+    let file = data().join("simple-9x9.sgf");
+    let v = json(&verdict(&[
+        "score",
+        file.to_str().unwrap(),
+        "--json",
+        "--komi",
+        "0.5",
+    ]));
+    assert_eq!(v["verdicts"]["jpd_b"]["margin"], 0.5);
+    assert_eq!(v["verdicts"]["jpd_b"]["winner"], "B");
+}
+
+#[test]
+fn score_explains_a_game_number_out_of_range() {
+    let file = data().join("collection.sgf");
+    let out = verdict(&["score", file.to_str().unwrap(), "--game", "5"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("holds 3 game(s)"), "{err}");
+    let third = json(&verdict(&[
+        "score",
+        file.to_str().unwrap(),
+        "--game",
+        "3",
+        "--json",
+    ]));
+    assert_eq!(third["size"], "13x13");
+}
+
+#[test]
+fn check_reports_agreement() {
+    let v = json(&verdict(&["check", data().to_str().unwrap(), "--json"]));
+    // simple-9x9 ends in two passes and is reproduced; the fox-style record
+    // stops after five moves with a numeric result, which counting the
+    // board as it stands cannot reproduce: it is listed as a miss.
+    assert_eq!(v["agrees"], 1, "{v}");
+    assert_eq!(v["disagrees"], 1, "{v}");
+    assert!(v["misses"][0]["file"]
+        .as_str()
+        .unwrap()
+        .ends_with("fox-style-gb18030.sgf"));
+    assert_eq!(v["misses"][0]["recorded_margin"], -0.5);
+    assert!(
+        v["unchecked"]["no_numeric_result"].as_u64().unwrap() >= 3,
+        "{v}"
+    );
+}
+
+/// Every file of the real corpora beside the repository reads and replays
+/// without a panic, and every game is accounted for.
+#[test]
+fn the_real_corpora_replay_without_a_panic() {
+    let corpora = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpora");
+    if !corpora.is_dir() {
+        eprintln!(
+            "SKIPPED: {} not found; the real-corpus replay needs it",
+            corpora.display()
+        );
+        return;
+    }
+    let v = json(&verdict(&["replay", corpora.to_str().unwrap(), "--json"]));
+    let games = v["games"].as_u64().unwrap();
+    assert!(games > 30_000, "{v}");
+    assert_eq!(
+        games,
+        v["replayed"].as_u64().unwrap() + v["skipped"].as_u64().unwrap()
+    );
+}
