@@ -5,6 +5,7 @@
 //! the per-rule-set formulas in [`super`] only combine these numbers.
 
 use super::position::{neighbours, Position, MAX_POINTS};
+use crate::board::Board;
 use crate::{ByColor, Color, Point};
 
 const NONE: u16 = u16::MAX;
@@ -87,7 +88,10 @@ pub struct Counter {
     parent: Vec<u16>,
     states: Vec<PointState>,
     stack: Vec<u16>,
-    scratch_cells: Vec<Option<Color>>,
+    /// Per point: the colour whose territory it is in the counted position.
+    own: Vec<Option<Color>>,
+    /// Where fills are played out.
+    board: Board,
 }
 
 #[derive(Copy, Clone, Debug, Default)]
@@ -130,7 +134,8 @@ impl Counter {
             parent: Vec::new(),
             states: Vec::with_capacity(MAX_POINTS),
             stack: Vec::with_capacity(MAX_POINTS),
-            scratch_cells: Vec::with_capacity(MAX_POINTS),
+            own: Vec::with_capacity(MAX_POINTS),
+            board: Board::new(crate::BoardSize::NINETEEN),
         }
     }
 
@@ -214,6 +219,15 @@ impl Counter {
         }
         self.units(size, &in_seki, &mut counts);
         self.mark_states(size, &in_seki, &mut counts);
+        self.own.clear();
+        self.own.extend((0..n).map(|i| {
+            let r = self.region_of[i];
+            if r == NONE {
+                None
+            } else {
+                self.regions[r as usize].owner()
+            }
+        }));
         for color in Color::ALL {
             counts.fills[color] = self.fills(size, color);
         }
@@ -383,18 +397,21 @@ impl Counter {
                 t[root] += self.regions[r].len;
             }
         }
-        // Distinct seki liberties per unit: stamp each liberty with the unit.
-        let mut seen: Vec<u32> = vec![u32::MAX; size.points()];
-        for c in 0..nc {
-            let root = find(&mut self.parent, c as u16) as usize;
-            let chain = self.chains[c];
-            for k in chain.start..chain.start + chain.len {
-                let p = self.members[k as usize] as usize;
-                for q in neighbours(size, p) {
-                    if self.seki_liberty[q] && seen[q] != root as u32 {
-                        // A liberty adjacent to two chains of one unit counts once.
-                        seen[q] = root as u32;
-                        s[root] += 1;
+        // Distinct seki liberties per unit: each liberty adds one to every
+        // distinct unit among the (at most four) chains around it, so a
+        // liberty touching two chains of one unit counts once for it.
+        for q in 0..size.points() {
+            if !self.seki_liberty[q] {
+                continue;
+            }
+            let mut roots = [u16::MAX; 4];
+            for (slot, j) in neighbours(size, q).enumerate() {
+                let c = self.chain_of[j];
+                if c != NONE {
+                    let root = find(&mut self.parent, c);
+                    if !roots.contains(&root) {
+                        roots[slot] = root;
+                        s[root as usize] += 1;
                     }
                 }
             }
@@ -448,97 +465,158 @@ impl Counter {
     }
 
     /// Points `color` must fill in its own territory for its stones to live
-    /// once the dame are filled: the opponent fills every dame it can fill
-    /// without capturing or self-atari; then each chain of `color` left with
-    /// one liberty inside its own territory must fill there. Repeated until
-    /// nothing changes. Marks the points as [`PointState::Fill`].
+    /// once the dame are filled. Dame filling alternates and each side
+    /// answers threats, so the owner first takes every dame it can fill
+    /// safely next to its threatened chains (connecting through dame costs
+    /// nothing), then the opponent fills what it safely can there; a chain of
+    /// `color` left with one liberty inside its own territory must fill it.
+    /// Repeated until nothing changes. Marks the points as [`PointState::Fill`].
+    ///
+    /// Played out on an incremental [`Board`] so that each stone costs a few
+    /// liberty lookups, not a relabelling of the whole position.
     fn fills(&mut self, size: crate::BoardSize, color: Color) -> u32 {
+        if !self.any_fill_candidate(size, color) {
+            return 0;
+        }
         let n = size.points();
-        let saved = std::mem::take(&mut self.cells);
-        self.scratch_cells.clear();
-        self.scratch_cells.extend_from_slice(&saved);
-        self.cells = std::mem::take(&mut self.scratch_cells);
-        // The counted position's labels, to know what is territory.
-        let territory: Vec<bool> = (0..n)
-            .map(|i| {
-                matches!(self.states[i], PointState::Territory(c) if c == color)
-                    || matches!(self.states[i], PointState::Dead(_))
-                        && self.region_owner_is(i, color)
-            })
-            .collect();
+        let w = size.width() as usize;
+        let at = |i: usize| Point::new((i % w) as u8, (i / w) as u8).expect("on the board");
+        self.board.reset(size);
+        for i in 0..n {
+            if let Some(c) = self.cells[i] {
+                let _ = self.board.set(at(i), Some(c));
+            }
+        }
         let opponent = color.other();
-        let mut changed = true;
         let mut fills = 0;
-        let mut rounds = 0;
-        while changed && rounds < n {
-            rounds += 1;
-            changed = false;
-            self.label(size);
-            // Dame filling alternates and each side answers threats, so the
-            // owner first takes every dame next to its own chains that it can
-            // fill safely (connecting through dame costs nothing); only then
-            // does the opponent fill what is left. What still needs a stone
-            // inside the owner's territory after that is a real fill.
-            changed |= self.fill_dame(size, color, color);
-            changed |= self.fill_dame(size, opponent, color);
-            // Our chains in atari with the last liberty inside our territory.
-            for c in 0..self.chains.len() {
-                let chain = self.chains[c];
-                if chain.color != Some(color) || chain.extra != 1 {
+        for _round in 0..n {
+            let mut changed = false;
+            for by in [color, opponent] {
+                for i in 0..n {
+                    let p = at(i);
+                    if !matches!(self.states[i], PointState::Dame)
+                        || self.seki_liberty[i]
+                        || self.board.get(p).is_some()
+                    {
+                        continue;
+                    }
+                    let threatened = neighbours(size, i).any(|j| {
+                        self.board.get(at(j)) == Some(color)
+                            && self.own_liberties(at(j), color) == 1
+                    });
+                    if threatened && self.board_can_fill(p, by) {
+                        let _ = self.board.play(by, p);
+                        changed = true;
+                    }
+                }
+            }
+            for i in 0..n {
+                let p = at(i);
+                if self.board.get(p) != Some(color) {
                     continue;
                 }
-                let liberty = (chain.start..chain.start + chain.len)
-                    .flat_map(|k| neighbours(size, self.members[k as usize] as usize))
-                    .find(|&q| self.cells[q].is_none());
-                if let Some(l) = liberty {
-                    if territory[l] {
-                        self.cells[l] = Some(color);
-                        self.states[l] = PointState::Fill(color);
-                        fills += 1;
-                        changed = true;
-                        break;
+                let mut libs = [None; 2];
+                let mut count = 0;
+                self.board.for_each_liberty(p, |q| {
+                    if count < 2 {
+                        libs[count] = Some(q);
+                    }
+                    count += 1;
+                });
+                if count != 1 {
+                    continue;
+                }
+                let l = libs[0].expect("one liberty");
+                let li = l.y() as usize * w + l.x() as usize;
+                if self.is_own_territory(li, color) {
+                    let _ = self.board.play(color, l);
+                    self.states[li] = PointState::Fill(color);
+                    fills += 1;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        fills
+    }
+
+    /// Whether point `i` counts as `color`'s territory (seki eyes do not).
+    fn is_own_territory(&self, i: usize, color: Color) -> bool {
+        self.own[i] == Some(color) && !matches!(self.states[i], PointState::SekiEye(_))
+    }
+
+    /// Liberties of the chain on `p` that lie in `color`'s territory.
+    fn own_liberties(&self, p: Point, color: Color) -> u32 {
+        let w = self.board.size().width() as usize;
+        let mut own = 0;
+        self.board.for_each_liberty(p, |q| {
+            if self.is_own_territory(q.y() as usize * w + q.x() as usize, color) {
+                own += 1;
+            }
+        });
+        own
+    }
+
+    /// Whether `by` can play the empty point `p` on the fill board leaving
+    /// its chain at least two liberties, without capturing (a capturing dame
+    /// is one the threatened side would have filled itself).
+    fn board_can_fill(&self, p: Point, by: Color) -> bool {
+        let board = &self.board;
+        let mut seen: [Option<Point>; 2] = [None; 2];
+        let mut distinct = 0;
+        let mut add = |q: Point| {
+            if q != p && distinct < 2 && !seen[..distinct].contains(&Some(q)) {
+                seen[distinct] = Some(q);
+                distinct += 1;
+            }
+        };
+        for q in board.neighbors(p) {
+            match board.get(q) {
+                None => add(q),
+                Some(c) if c == by => board.for_each_liberty(q, &mut add),
+                Some(_) => {
+                    if board.liberties(q) == 1 {
+                        return false;
                     }
                 }
             }
         }
-        self.scratch_cells = std::mem::replace(&mut self.cells, saved);
-        self.label(size);
-        fills
+        distinct >= 2
     }
 
-    /// `by` fills every dame next to a chain of `next_to` that it can fill
-    /// without self-atari and without capturing (a capturing dame is one the
-    /// threatened side would have filled itself). Returns whether any was.
-    fn fill_dame(&mut self, size: crate::BoardSize, by: Color, next_to: Color) -> bool {
-        let mut changed = false;
-        for i in 0..size.points() {
-            if self.cells[i].is_some()
-                || self.seki_liberty[i]
-                || !matches!(self.states[i], PointState::Dame)
-            {
+    /// Whether any chain of `color` has exactly one liberty inside its own
+    /// territory. If none has, no fill can ever be needed: filling dame never
+    /// takes a territory liberty away, and joining chains only unites their
+    /// territory liberties, so a chain with none or with two or more never
+    /// comes down to one liberty that lies in its own territory. This keeps
+    /// the dame simulation off almost every game.
+    fn any_fill_candidate(&mut self, size: crate::BoardSize, color: Color) -> bool {
+        for c in 0..self.chains.len() {
+            let chain = self.chains[c];
+            if chain.color != Some(color) {
                 continue;
             }
-            let touches = neighbours(size, i).any(|j| self.cells[j] == Some(next_to));
-            if !touches || !self.can_fill(size, i, by) {
-                continue;
+            self.generation += 1;
+            let gen = self.generation;
+            let mut own = 0;
+            for k in chain.start..chain.start + chain.len {
+                let p = self.members[k as usize] as usize;
+                for q in neighbours(size, p) {
+                    if self.cells[q].is_none() && self.stamp[q] != gen {
+                        self.stamp[q] = gen;
+                        if self.is_own_territory(q, color) {
+                            own += 1;
+                        }
+                    }
+                }
             }
-            let captures = neighbours(size, i).any(|j| {
-                self.cells[j] == Some(by.other())
-                    && self.chains[self.chain_of[j] as usize].extra == 1
-            });
-            if captures {
-                continue;
+            if own == 1 {
+                return true;
             }
-            self.cells[i] = Some(by);
-            changed = true;
-            self.label(size);
         }
-        changed
-    }
-
-    fn region_owner_is(&self, i: usize, color: Color) -> bool {
-        let r = self.region_of.get(i).copied().unwrap_or(NONE);
-        r != NONE && self.regions[r as usize].owner() == Some(color)
+        false
     }
 }
 
