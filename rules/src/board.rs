@@ -156,6 +156,17 @@ impl PlayOutcome {
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ChainId(u16);
 
+impl ChainId {
+    /// A small number (below [`ChainId::LIMIT`]) for indexing per-chain
+    /// scratch arrays.
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+
+    /// Every [`ChainId::index`] is below this.
+    pub const LIMIT: usize = CELLS;
+}
+
 /// Why a diagram could not be read.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 pub enum DiagramError {

@@ -5,7 +5,7 @@
 //! the per-rule-set formulas in [`super`] only combine these numbers.
 
 use super::position::{neighbours, Position, MAX_POINTS};
-use crate::board::Board;
+use crate::board::{Board, ChainId};
 use crate::{ByColor, Color, Point};
 
 const NONE: u16 = u16::MAX;
@@ -92,6 +92,12 @@ pub struct Counter {
     own: Vec<Option<Color>>,
     /// Where fills are played out.
     board: Board,
+    /// Per chain index: threatened in this pass (`threat_gen`).
+    threatened: Vec<u32>,
+    threat_gen: u32,
+    /// Per chain index: already looked at in this scan (`seen_gen`).
+    seen_chains: Vec<u32>,
+    seen_gen: u32,
 }
 
 #[derive(Copy, Clone, Debug, Default)]
@@ -136,6 +142,10 @@ impl Counter {
             stack: Vec::with_capacity(MAX_POINTS),
             own: Vec::with_capacity(MAX_POINTS),
             board: Board::new(crate::BoardSize::NINETEEN),
+            threatened: vec![0; ChainId::LIMIT],
+            threat_gen: 0,
+            seen_chains: vec![0; ChainId::LIMIT],
+            seen_gen: 0,
         }
     }
 
@@ -191,7 +201,13 @@ impl Counter {
             if owner.is_none() {
                 for k in region.start..region.start + region.len {
                     let i = self.members[k as usize] as usize;
-                    if !self.can_fill(size, i, Color::Black)
+                    // Two empty neighbours are two liberties for whoever
+                    // fills: only points with at most one can be seki.
+                    let open = neighbours(size, i)
+                        .filter(|&j| self.cells[j].is_none())
+                        .count();
+                    if open < 2
+                        && !self.can_fill(size, i, Color::Black)
                         && !self.can_fill(size, i, Color::White)
                     {
                         self.seki_liberty[i] = true;
@@ -492,6 +508,12 @@ impl Counter {
         for _round in 0..n {
             let mut changed = false;
             for by in [color, opponent] {
+                // Chains of `color` down to one liberty in their territory,
+                // found once per pass: placements in between only add dame
+                // stones, which never change a chain's territory liberties.
+                if !self.find_threatened(size, color) {
+                    break;
+                }
                 for i in 0..n {
                     let p = at(i);
                     if !matches!(self.states[i], PointState::Dame)
@@ -501,8 +523,10 @@ impl Counter {
                         continue;
                     }
                     let threatened = neighbours(size, i).any(|j| {
-                        self.board.get(at(j)) == Some(color)
-                            && self.own_liberties(at(j), color) == 1
+                        self.board.chain_id(at(j)).is_some_and(|id| {
+                            self.board.get(at(j)) == Some(color)
+                                && self.threatened[id.index()] == self.threat_gen
+                        })
                     });
                     if threatened && self.board_can_fill(p, by) {
                         let _ = self.board.play(by, p);
@@ -510,11 +534,18 @@ impl Counter {
                     }
                 }
             }
+            // Chains of `color` in atari whose last liberty is in its territory.
+            self.seen_gen += 1;
             for i in 0..n {
                 let p = at(i);
                 if self.board.get(p) != Some(color) {
                     continue;
                 }
+                let id = self.board.chain_id(p).expect("a stone").index();
+                if self.seen_chains[id] == self.seen_gen {
+                    continue;
+                }
+                self.seen_chains[id] = self.seen_gen;
                 let mut libs = [None; 2];
                 let mut count = 0;
                 self.board.for_each_liberty(p, |q| {
@@ -533,6 +564,8 @@ impl Counter {
                     self.states[li] = PointState::Fill(color);
                     fills += 1;
                     changed = true;
+                    // Chain ids change with the stone just played.
+                    self.seen_gen += 1;
                 }
             }
             if !changed {
@@ -540,6 +573,31 @@ impl Counter {
             }
         }
         fills
+    }
+
+    /// Fills `self.threatened` with the chains of `color` on the fill board
+    /// that have exactly one liberty inside `color`'s territory.
+    fn find_threatened(&mut self, size: crate::BoardSize, color: Color) -> bool {
+        let w = size.width() as usize;
+        self.threat_gen += 1;
+        self.seen_gen += 1;
+        let mut any = false;
+        for i in 0..size.points() {
+            let p = Point::new((i % w) as u8, (i / w) as u8).expect("on the board");
+            if self.board.get(p) != Some(color) {
+                continue;
+            }
+            let id = self.board.chain_id(p).expect("a stone").index();
+            if self.seen_chains[id] == self.seen_gen {
+                continue;
+            }
+            self.seen_chains[id] = self.seen_gen;
+            if self.own_liberties(p, color) == 1 {
+                self.threatened[id] = self.threat_gen;
+                any = true;
+            }
+        }
+        any
     }
 
     /// Whether point `i` counts as `color`'s territory (seki eyes do not).
@@ -590,8 +648,10 @@ impl Counter {
     /// territory. If none has, no fill can ever be needed: filling dame never
     /// takes a territory liberty away, and joining chains only unites their
     /// territory liberties, so a chain with none or with two or more never
-    /// comes down to one liberty that lies in its own territory. This keeps
-    /// the dame simulation off almost every game.
+    /// comes down to one liberty that lies in its own territory. Such a chain
+    /// also needs a dame beside it (or to be in atari already): its other
+    /// liberties are then seki liberties, which nobody fills. This keeps the
+    /// dame simulation off almost every game.
     fn any_fill_candidate(&mut self, size: crate::BoardSize, color: Color) -> bool {
         for c in 0..self.chains.len() {
             let chain = self.chains[c];
@@ -600,19 +660,23 @@ impl Counter {
             }
             self.generation += 1;
             let gen = self.generation;
-            let mut own = 0;
+            let (mut own, mut dame, mut all) = (0, 0, 0);
             for k in chain.start..chain.start + chain.len {
                 let p = self.members[k as usize] as usize;
                 for q in neighbours(size, p) {
                     if self.cells[q].is_none() && self.stamp[q] != gen {
                         self.stamp[q] = gen;
+                        all += 1;
                         if self.is_own_territory(q, color) {
                             own += 1;
+                        } else if matches!(self.states[q], PointState::Dame) {
+                            dame += 1;
                         }
                     }
                 }
             }
-            if own == 1 {
+            // In atari already, or a dame the opponent may fill next to it.
+            if own == 1 && (all == 1 || dame > 0) {
                 return true;
             }
         }
