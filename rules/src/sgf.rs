@@ -633,51 +633,6 @@ pub fn for_each_point(raw: &[u8], mut f: impl FnMut(Point)) -> Result<(), BadPoi
     Ok(())
 }
 
-/// Appends the SGF `Text` reading of a raw value to `out` (which is not
-/// cleared, so callers can join values or reuse a buffer):
-/// * `\` makes the next byte literal (`\]`, `\\`, `\:`);
-/// * `\` before a line break (LF, CR, CRLF or LFCR) is a soft break and
-///   vanishes with the break;
-/// * other line breaks are kept as they are: decoding and display decide how
-///   to show them;
-/// * tab, vertical tab and form feed become spaces, as the SGF spec asks.
-///
-/// Works on bytes: multi-byte encodings (UTF-8, GB18030, Shift-JIS) pass
-/// through unchanged except where a trail byte equals `\` (Shift-JIS `ソ`,
-/// `表`), which SGF writers are supposed to have escaped already.
-pub fn unescape_text(raw: &[u8], out: &mut Vec<u8>) {
-    out.reserve(raw.len());
-    let mut i = 0;
-    let n = raw.len();
-    while i < n {
-        let c = raw[i];
-        i += 1;
-        let c = if c == b'\\' {
-            let Some(&next) = raw.get(i) else { break };
-            i += 1;
-            match next {
-                b'\n' | b'\r' => {
-                    // Soft line break: swallow the other half of a two-byte
-                    // break too.
-                    if let Some(&after) = raw.get(i) {
-                        if (after == b'\n' || after == b'\r') && after != next {
-                            i += 1;
-                        }
-                    }
-                    continue;
-                }
-                other => other,
-            }
-        } else {
-            c
-        };
-        out.push(match c {
-            b'\t' | 0x0b | 0x0c => b' ',
-            other => other,
-        });
-    }
-}
-
 /// Reads an `SZ` value: `19`, or `19:13` as width:height (FF[4] non-square
 /// boards). Range checks are [`crate::BoardSize`]'s job.
 pub fn parse_size(raw: &[u8]) -> Option<(u32, u32)> {
@@ -831,7 +786,11 @@ mod tests {
         assert_eq!(moves(&g), ["B:aa"]);
         assert_eq!(g.variations, 0);
         let mut out = Vec::new();
-        unescape_text(g.root_value(Ident::new(b"C")).unwrap(), &mut out);
+        crate::text::unescape_text(
+            g.root_value(Ident::new(b"C")).unwrap(),
+            encoding_rs::UTF_8,
+            &mut out,
+        );
         assert_eq!(out, br"a]b(;B[zz])\");
     }
 
@@ -1030,7 +989,7 @@ mod tests {
     fn text_unescaping() {
         let un = |raw: &[u8]| {
             let mut out = b"<".to_vec();
-            unescape_text(raw, &mut out);
+            crate::text::unescape_text(raw, encoding_rs::UTF_8, &mut out);
             String::from_utf8(out).unwrap()
         };
         assert_eq!(un(br"a\]b"), "<a]b");

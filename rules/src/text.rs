@@ -191,7 +191,7 @@ pub fn decode_text<'a>(raw: &'a [u8], enc: &'static Encoding) -> Cow<'a, str> {
         return decode_plain(raw, enc);
     }
     let mut buf = Vec::with_capacity(raw.len());
-    unescape_into(raw, enc, &mut buf);
+    unescape_text(raw, enc, &mut buf);
     Cow::Owned(decode_plain(&buf, enc).into_owned())
 }
 
@@ -272,12 +272,15 @@ impl DoubleByte {
     }
 }
 
-/// SGF text unescaping: `\` makes the next character literal, and `\` before
-/// a line break (`\n`, `\r`, `\r\n` or `\n\r`) removes both (a soft break).
+/// Appends the SGF `Text` reading of a raw value to `out` (not cleared, so
+/// callers can join values or reuse a buffer): `\` makes the next character
+/// literal, `\` before a line break (`\n`, `\r`, `\r\n` or `\n\r`) removes
+/// both (a soft break), other breaks are kept, and tab, vertical tab and form
+/// feed become spaces as the SGF spec asks.
 ///
-/// Private until the reader's `sgf::unescape_text` settles; unlike a plain
-/// byte loop it keeps double-byte characters whole (see [`DoubleByte`]).
-fn unescape_into(raw: &[u8], enc: &'static Encoding, out: &mut Vec<u8>) {
+/// Needs the encoding because Shift-JIS, Big5 and GBK trail bytes can be `\`
+/// or `]`: double-byte characters are kept whole (see [`DoubleByte`]).
+pub fn unescape_text(raw: &[u8], enc: &'static Encoding, out: &mut Vec<u8>) {
     let db = DoubleByte::of(enc);
     let mut i = 0;
     let mut escaped = false;
@@ -299,7 +302,10 @@ fn unescape_into(raw: &[u8], enc: &'static Encoding, out: &mut Vec<u8>) {
         }
         escaped = false;
         let len = db.char_len(&raw[i..]).min(raw.len() - i);
-        out.extend_from_slice(&raw[i..i + len]);
+        match c {
+            b'\t' | 0x0b | 0x0c if len == 1 => out.push(b' '),
+            _ => out.extend_from_slice(&raw[i..i + len]),
+        }
         i += len;
     }
 }

@@ -538,14 +538,9 @@ impl Counter {
             self.seen_gen += 1;
             for i in 0..n {
                 let p = at(i);
-                if self.board.get(p) != Some(color) {
+                if !self.first_visit(p, color) {
                     continue;
                 }
-                let id = self.board.chain_id(p).expect("a stone").index();
-                if self.seen_chains[id] == self.seen_gen {
-                    continue;
-                }
-                self.seen_chains[id] = self.seen_gen;
                 let mut libs = [None; 2];
                 let mut count = 0;
                 self.board.for_each_liberty(p, |q| {
@@ -575,6 +570,20 @@ impl Counter {
         fills
     }
 
+    /// Whether `p` holds a stone of `color` whose chain this scan (since the
+    /// last `seen_gen` bump) has not visited yet; marks it visited.
+    fn first_visit(&mut self, p: Point, color: Color) -> bool {
+        if self.board.get(p) != Some(color) {
+            return false;
+        }
+        let id = self.board.chain_id(p).expect("a stone").index();
+        if self.seen_chains[id] == self.seen_gen {
+            return false;
+        }
+        self.seen_chains[id] = self.seen_gen;
+        true
+    }
+
     /// Fills `self.threatened` with the chains of `color` on the fill board
     /// that have exactly one liberty inside `color`'s territory.
     fn find_threatened(&mut self, size: crate::BoardSize, color: Color) -> bool {
@@ -584,15 +593,11 @@ impl Counter {
         let mut any = false;
         for i in 0..size.points() {
             let p = Point::new((i % w) as u8, (i / w) as u8).expect("on the board");
-            if self.board.get(p) != Some(color) {
+            if !self.first_visit(p, color) {
                 continue;
             }
-            let id = self.board.chain_id(p).expect("a stone").index();
-            if self.seen_chains[id] == self.seen_gen {
-                continue;
-            }
-            self.seen_chains[id] = self.seen_gen;
             if self.own_liberties(p, color) == 1 {
+                let id = self.board.chain_id(p).expect("a stone").index();
                 self.threatened[id] = self.threat_gen;
                 any = true;
             }
