@@ -1,6 +1,7 @@
 //! Per-stage cost of the per-game pipeline on real records: reading the SGF,
 //! building the `Game`, replaying, and counting + scoring the final position.
-//! No harness; run with `cargo bench -p verdict-rules --bench pipeline`.
+//! No harness; run with `cargo bench -p verdict-rules --bench pipeline`, or
+//! `... -- score` to time (and profile) only counting + scoring, longer.
 //!
 //! Uses the marked KGS games of `../shared/corpora/kgs` (dead stones from
 //! their TB/TW marks, the positions scoring sees in practice) and the whole
@@ -107,8 +108,9 @@ fn main() {
             )
         })
         .collect();
+    let only_score = std::env::args().any(|a| a == "score");
     let mut counter = Counter::new();
-    let score = time(marked.len(), 21, || {
+    let score = time(marked.len(), if only_score { 501 } else { 21 }, || {
         for (pos, dead, acc, komi, handicap) in &marked {
             let counts = counter.count(black_box(pos as &Position), dead);
             let terms = Terms {
@@ -120,6 +122,13 @@ fn main() {
             black_box(verdicts(&counts, &terms));
         }
     });
+    if only_score {
+        println!(
+            "count + score {score:.2} us/position ({} marked final positions)",
+            marked.len()
+        );
+        return;
+    }
     let analyse = time(built.len(), 5, || {
         for g in &built {
             black_box(analyser.analyse(g, KomiPolicy::Game));

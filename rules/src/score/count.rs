@@ -92,6 +92,10 @@ pub struct Counter {
     own: Vec<Option<Color>>,
     /// Where fills are played out.
     board: Board,
+    /// Neighbour table of `nbr_size` (`NONE` off the board): flood fills
+    /// are most of counting, and a table beats recomputing edges.
+    nbr: Vec<[u16; 4]>,
+    nbr_size: Option<crate::BoardSize>,
     /// Per chain index: threatened in this pass (`threat_gen`).
     threatened: Vec<u32>,
     threat_gen: u32,
@@ -142,6 +146,8 @@ impl Counter {
             stack: Vec::with_capacity(MAX_POINTS),
             own: Vec::with_capacity(MAX_POINTS),
             board: Board::new(crate::BoardSize::NINETEEN),
+            nbr: Vec::with_capacity(MAX_POINTS),
+            nbr_size: None,
             threatened: vec![0; ChainId::LIMIT],
             threat_gen: 0,
             seen_chains: vec![0; ChainId::LIMIT],
@@ -203,12 +209,10 @@ impl Counter {
                     let i = self.members[k as usize] as usize;
                     // Two empty neighbours are two liberties for whoever
                     // fills: only points with at most one can be seki.
-                    let open = neighbours(size, i)
-                        .filter(|&j| self.cells[j].is_none())
-                        .count();
+                    let open = self.nb(i).filter(|&j| self.cells[j].is_none()).count();
                     if open < 2
-                        && !self.can_fill(size, i, Color::Black)
-                        && !self.can_fill(size, i, Color::White)
+                        && !self.can_fill(i, Color::Black)
+                        && !self.can_fill(i, Color::White)
                     {
                         self.seki_liberty[i] = true;
                         counts.seki_liberties += 1;
@@ -220,7 +224,7 @@ impl Counter {
         let mut in_seki = [false; MAX_POINTS];
         for i in 0..n {
             if self.seki_liberty[i] {
-                for j in neighbours(size, i) {
+                for j in self.nb(i) {
                     let c = self.chain_of[j];
                     if c != NONE {
                         in_seki[c as usize] = true;
@@ -234,7 +238,7 @@ impl Counter {
             }
         }
         self.units(size, &in_seki, &mut counts);
-        self.mark_states(size, &in_seki, &mut counts);
+        self.mark_states(&in_seki, &mut counts);
         self.own.clear();
         self.own.extend((0..n).map(|i| {
             let r = self.region_of[i];
@@ -250,10 +254,31 @@ impl Counter {
         counts
     }
 
+    /// The on-board neighbours of flat index `i`, from the table `label`
+    /// keeps for the current size. The array is copied, so the iterator does
+    /// not hold a borrow of `self`.
+    fn nb(&self, i: usize) -> impl Iterator<Item = usize> {
+        self.nbr[i]
+            .into_iter()
+            .filter(|&q| q != NONE)
+            .map(usize::from)
+    }
+
     /// Labels chains and regions of `self.cells`, with liberty counts and
     /// region colour masks.
     fn label(&mut self, size: crate::BoardSize) {
         let n = size.points();
+        if self.nbr_size != Some(size) {
+            self.nbr.clear();
+            self.nbr.extend((0..n).map(|i| {
+                let mut out = [NONE; 4];
+                for (slot, j) in neighbours(size, i).enumerate() {
+                    out[slot] = j as u16;
+                }
+                out
+            }));
+            self.nbr_size = Some(size);
+        }
         self.chain_of.clear();
         self.chain_of.resize(n, NONE);
         self.region_of.clear();
@@ -290,7 +315,11 @@ impl Counter {
             while let Some(p) = self.stack.pop() {
                 let p = p as usize;
                 self.members.push(p as u16);
-                for q in neighbours(size, p) {
+                for q in self.nbr[p] {
+                    if q == NONE {
+                        continue;
+                    }
+                    let q = q as usize;
                     let cq = self.cells[q];
                     if cq == color {
                         let slot = if is_chain {
@@ -341,8 +370,8 @@ impl Counter {
 
     /// Whether `color` can play on empty point `i` without leaving its own
     /// chain with fewer than two liberties (a capture always counts as able).
-    fn can_fill(&mut self, size: crate::BoardSize, i: usize, color: Color) -> bool {
-        for j in neighbours(size, i) {
+    fn can_fill(&mut self, i: usize, color: Color) -> bool {
+        for j in self.nb(i) {
             if self.cells[j] == Some(color.other())
                 && self.chains[self.chain_of[j] as usize].extra == 1
             {
@@ -353,7 +382,7 @@ impl Counter {
         let gen = self.generation;
         self.stamp[i] = gen;
         let mut libs = 0;
-        for j in neighbours(size, i) {
+        for j in self.nb(i) {
             match self.cells[j] {
                 None => {
                     if self.stamp[j] != gen {
@@ -365,7 +394,7 @@ impl Counter {
                     let chain = self.chains[self.chain_of[j] as usize];
                     for k in chain.start..chain.start + chain.len {
                         let s = self.members[k as usize] as usize;
-                        for q in neighbours(size, s) {
+                        for q in self.nb(s) {
                             if self.cells[q].is_none() && self.stamp[q] != gen {
                                 self.stamp[q] = gen;
                                 libs += 1;
@@ -396,7 +425,7 @@ impl Counter {
             }
             for k in region.start..region.start + region.len {
                 let p = self.members[k as usize] as usize;
-                for q in neighbours(size, p) {
+                for q in self.nb(p) {
                     let c = self.chain_of[q];
                     if c != NONE {
                         union(&mut self.parent, c, (nc + r) as u16);
@@ -421,7 +450,7 @@ impl Counter {
                 continue;
             }
             let mut roots = [u16::MAX; 4];
-            for (slot, j) in neighbours(size, q).enumerate() {
+            for (slot, j) in self.nb(q).enumerate() {
                 let c = self.chain_of[j];
                 if c != NONE {
                     let root = find(&mut self.parent, c);
@@ -445,7 +474,7 @@ impl Counter {
         }
     }
 
-    fn mark_states(&mut self, size: crate::BoardSize, in_seki: &[bool], counts: &mut Counts) {
+    fn mark_states(&mut self, in_seki: &[bool], counts: &mut Counts) {
         for r in 0..self.regions.len() {
             let region = self.regions[r];
             let owner = region.owner();
@@ -453,7 +482,7 @@ impl Counter {
             if owner.is_some() {
                 'outer: for k in region.start..region.start + region.len {
                     let p = self.members[k as usize] as usize;
-                    for q in neighbours(size, p) {
+                    for q in self.nb(p) {
                         let c = self.chain_of[q];
                         if c != NONE && in_seki[c as usize] {
                             seki_eye = true;
@@ -491,7 +520,7 @@ impl Counter {
     /// Played out on an incremental [`Board`] so that each stone costs a few
     /// liberty lookups, not a relabelling of the whole position.
     fn fills(&mut self, size: crate::BoardSize, color: Color) -> u32 {
-        if !self.any_fill_candidate(size, color) {
+        if !self.any_fill_candidate(color) {
             return 0;
         }
         let n = size.points();
@@ -522,7 +551,7 @@ impl Counter {
                     {
                         continue;
                     }
-                    let threatened = neighbours(size, i).any(|j| {
+                    let threatened = self.nb(i).any(|j| {
                         self.board.chain_id(at(j)).is_some_and(|id| {
                             self.board.get(at(j)) == Some(color)
                                 && self.threatened[id.index()] == self.threat_gen
@@ -657,7 +686,7 @@ impl Counter {
     /// also needs a dame beside it (or to be in atari already): its other
     /// liberties are then seki liberties, which nobody fills. This keeps the
     /// dame simulation off almost every game.
-    fn any_fill_candidate(&mut self, size: crate::BoardSize, color: Color) -> bool {
+    fn any_fill_candidate(&mut self, color: Color) -> bool {
         for c in 0..self.chains.len() {
             let chain = self.chains[c];
             if chain.color != Some(color) {
@@ -668,7 +697,7 @@ impl Counter {
             let (mut own, mut dame, mut all) = (0, 0, 0);
             for k in chain.start..chain.start + chain.len {
                 let p = self.members[k as usize] as usize;
-                for q in neighbours(size, p) {
+                for q in self.nb(p) {
                     if self.cells[q].is_none() && self.stamp[q] != gen {
                         self.stamp[q] = gen;
                         all += 1;
