@@ -251,6 +251,7 @@ impl Counter {
         for color in Color::ALL {
             counts.fills[color] = self.fills(size, color);
         }
+        self.weak_units_in_seki(size, &in_seki, &mut counts);
         counts
     }
 
@@ -262,6 +263,183 @@ impl Counter {
             .into_iter()
             .filter(|&q| q != NONE)
             .map(usize::from)
+    }
+
+    /// Living units that cannot make two eyes live only by their shared
+    /// liberties: where such a unit of each colour touches the same shared
+    /// point with at most one empty neighbour (as for seki liberties: two
+    /// empty neighbours give whoever fills two liberties), both are in seki
+    /// (RULES.md section 3; Japanese 1989 article 8: stones alive but
+    /// possessing dame are in seki, and their eye points are not territory),
+    /// even when that point could still be filled without
+    /// self-atari. Units here are chains joined through the regions they own
+    /// and through the dame they touch (filling it connects them). An owned
+    /// region with a point still counted (not a fill) is one eye, two if it
+    /// has three or more points (the owner can split it). Their remaining
+    /// territory points become [`PointState::SekiEye`].
+    fn weak_units_in_seki(
+        &mut self,
+        size: crate::BoardSize,
+        in_seki: &[bool],
+        counts: &mut Counts,
+    ) {
+        // Only a shared point with at most one empty neighbour between both
+        // colours can put anything in seki here; most positions have none.
+        let candidate = (0..size.points()).any(|i| {
+            self.cells[i].is_none()
+                && self.region_of[i] != NONE
+                && self.regions[self.region_of[i] as usize].owner().is_none()
+                && self.nb(i).filter(|&j| self.cells[j].is_none()).count() < 2
+                && self.nb(i).any(|j| self.cells[j] == Some(Color::Black))
+                && self.nb(i).any(|j| self.cells[j] == Some(Color::White))
+        });
+        if !candidate {
+            return;
+        }
+        let nc = self.chains.len();
+        let n = size.points();
+        self.parent.clear();
+        self.parent.extend(0..nc as u16);
+        // An owned region joins every chain around it.
+        for r in 0..self.regions.len() {
+            let region = self.regions[r];
+            if region.owner().is_none() {
+                continue;
+            }
+            let mut first = NONE;
+            for k in region.start..region.start + region.len {
+                let p = self.members[k as usize] as usize;
+                for j in self.nb(p) {
+                    let c = self.chain_of[j];
+                    if c == NONE {
+                        continue;
+                    }
+                    if first == NONE {
+                        first = c;
+                    } else {
+                        union(&mut self.parent, first, c);
+                    }
+                }
+            }
+        }
+        // A dame point joins the chains of one colour around it: filling it
+        // connects them.
+        for i in 0..n {
+            if self.cells[i].is_some()
+                || self.seki_liberty[i]
+                || self.regions[self.region_of[i] as usize].owner().is_some()
+            {
+                continue;
+            }
+            let mut first = [NONE; 2];
+            for j in self.nb(i) {
+                let c = self.chain_of[j];
+                if c == NONE {
+                    continue;
+                }
+                let k = self.chains[c as usize]
+                    .color
+                    .expect("chains have a colour")
+                    .index();
+                if first[k] == NONE {
+                    first[k] = c;
+                } else {
+                    union(&mut self.parent, first[k], c);
+                }
+            }
+        }
+        // Eye value per unit root.
+        let mut eyes = vec![0u32; nc];
+        let mut any_chain = vec![NONE; self.regions.len()];
+        for r in 0..self.regions.len() {
+            let region = self.regions[r];
+            if region.owner().is_none() {
+                continue;
+            }
+            let mut counted = false;
+            for k in region.start..region.start + region.len {
+                let p = self.members[k as usize] as usize;
+                if matches!(
+                    self.states[p],
+                    PointState::Territory(_) | PointState::Dead(_)
+                ) {
+                    counted = true;
+                }
+                if any_chain[r] == NONE {
+                    if let Some(c) = self.nb(p).map(|j| self.chain_of[j]).find(|&c| c != NONE) {
+                        any_chain[r] = c;
+                    }
+                }
+            }
+            if counted && any_chain[r] != NONE {
+                let root = find(&mut self.parent, any_chain[r]) as usize;
+                eyes[root] += if region.len >= 3 { 2 } else { 1 };
+            }
+        }
+        // Shared points touched by a weak unit of each colour.
+        let mut seki = vec![false; nc];
+        let mut any = false;
+        for i in 0..n {
+            if self.cells[i].is_some()
+                || self.regions[self.region_of[i] as usize].owner().is_some()
+                || self.nb(i).filter(|&j| self.cells[j].is_none()).count() >= 2
+            {
+                continue;
+            }
+            let mut weak: [[u16; 4]; 2] = [[NONE; 4]; 2];
+            let mut has = [false; 2];
+            for (slot, j) in self.nb(i).enumerate() {
+                let c = self.chain_of[j];
+                if c == NONE {
+                    continue;
+                }
+                let root = find(&mut self.parent, c);
+                if eyes[root as usize] < 2 {
+                    let k = self.chains[c as usize]
+                        .color
+                        .expect("chains have a colour")
+                        .index();
+                    weak[k][slot] = root;
+                    has[k] = true;
+                }
+            }
+            if has[0] && has[1] {
+                for root in weak.iter().flatten().filter(|&&r| r != NONE) {
+                    seki[*root as usize] = true;
+                    any = true;
+                }
+            }
+        }
+        if !any {
+            return;
+        }
+        for c in 0..nc {
+            let root = find(&mut self.parent, c as u16) as usize;
+            if seki[root] && !in_seki[c] {
+                let chain = self.chains[c];
+                counts.seki_stones[chain.color.expect("chains have a colour")] += chain.len;
+            }
+        }
+        for r in 0..self.regions.len() {
+            let region = self.regions[r];
+            let Some(owner) = region.owner() else {
+                continue;
+            };
+            if any_chain[r] == NONE || !seki[find(&mut self.parent, any_chain[r]) as usize] {
+                continue;
+            }
+            for k in region.start..region.start + region.len {
+                let p = self.members[k as usize] as usize;
+                match self.states[p] {
+                    PointState::Territory(_) => {
+                        self.states[p] = PointState::SekiEye(owner);
+                        counts.seki_eyes[owner] += 1;
+                    }
+                    PointState::Dead(_) => counts.seki_eyes[owner] += 1,
+                    _ => {}
+                }
+            }
+        }
     }
 
     /// Labels chains and regions of `self.cells`, with liberty counts and

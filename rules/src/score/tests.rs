@@ -242,3 +242,31 @@ fn false_eye_must_be_filled_under_territory_counting() {
         japanese
     );
 }
+
+/// KGS 2017-02-13-1, bottom right: White's corner has one eye (d1, d2) and
+/// shares f2 with two black stones whose only eye is g1. Both are alive by
+/// the marks and neither can make two eyes, so they live in seki: White's
+/// eye is not territory, although White could fill f2 without self-atari.
+const ONE_EYE_EACH: &str = "
+. . X . X X .
+. . X X O X X
+. X X O O O O
+X X O . O . X
+X O O . O X .";
+
+#[test]
+fn one_eyed_units_sharing_a_point_are_in_seki() {
+    let pos = Position::from_diagram(ONE_EYE_EACH).unwrap();
+    let mut counter = Counter::new();
+    let c = counter.count(&pos, &[]);
+    let at = |x: usize, y: usize| counter.states()[y * 7 + x];
+    assert_eq!((c.shared, c.seki_liberties), (1, 0));
+    assert_eq!(at(3, 3), PointState::SekiEye(Color::White));
+    assert_eq!(at(3, 4), PointState::SekiEye(Color::White));
+    assert_eq!(c.seki_eyes, ByColor::new(0, 2));
+    // g1 is Black's to fill once White fills f2; the black wall keeps its
+    // territory (a5 region, d5, g5).
+    assert_eq!(at(6, 4), PointState::Fill(Color::Black));
+    assert_eq!(c.fills, ByColor::new(1, 0));
+    assert_eq!(at(3, 0), PointState::Territory(Color::Black));
+}
