@@ -407,7 +407,7 @@ impl FromStr for Komi {
                 Tok::Num(n) => number.add(n),
                 Tok::Join => {}
                 Tok::Half => number.half = true,
-                Tok::Unit(u) if unit.map_or(true, |x| x == u) => unit = Some(u),
+                Tok::Unit(u) if unit.is_none_or(|x| x == u) => unit = Some(u),
                 _ => return Err(ParseKomiError),
             }
         }

@@ -609,7 +609,7 @@ proptest! {
         };
         let stones: Vec<Point> = size
             .iter()
-            .filter(|&p| matches!(s.pos.get(p), Some(c) if only.map_or(true, |o| o == c)))
+            .filter(|&p| matches!(s.pos.get(p), Some(c) if only.is_none_or(|o| o == c)))
             .collect();
         let chosen: Vec<Point> = stones
             .iter()

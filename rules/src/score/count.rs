@@ -351,6 +351,7 @@ impl Counter {
         // Eye value per unit root.
         let mut eyes = vec![0u32; nc];
         let mut any_chain = vec![NONE; self.regions.len()];
+        #[allow(clippy::needless_range_loop)] // `r` also indexes self.regions
         for r in 0..self.regions.len() {
             let region = self.regions[r];
             if region.owner().is_none() {
@@ -413,9 +414,9 @@ impl Counter {
         if !any {
             return;
         }
-        for c in 0..nc {
+        for (c, &already) in in_seki.iter().enumerate().take(nc) {
             let root = find(&mut self.parent, c as u16) as usize;
-            if seki[root] && !in_seki[c] {
+            if seki[root] && !already {
                 let chain = self.chains[c];
                 counts.seki_stones[chain.color.expect("chains have a colour")] += chain.len;
             }
