@@ -747,7 +747,7 @@ mod tests {
         for i in 0..depth {
             input.extend_from_slice(if i % 2 == 0 { b"(;B[aa]" } else { b"(;W[bb]" });
         }
-        input.extend(std::iter::repeat(b')').take(depth + 1));
+        input.extend(std::iter::repeat_n(b')', depth + 1));
         let g = one(&input);
         assert_eq!(g.nodes.len(), depth + 1);
         assert_eq!(g.max_depth as usize, depth + 1);
@@ -757,7 +757,7 @@ mod tests {
         for _ in 0..1000 {
             thousand.extend_from_slice(b"(;B[aa])(;W[bb]");
         }
-        thousand.extend(std::iter::repeat(b')').take(1001));
+        thousand.extend(std::iter::repeat_n(b')', 1001));
         let g = one(&thousand);
         // The first `(;B[aa])` is main line, then everything else is skipped.
         assert_eq!(moves(&g), ["B:aa"]);

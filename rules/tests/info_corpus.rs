@@ -99,7 +99,7 @@ fn parse_every_corpus_value() {
             .map(|(i, _)| i)
             .collect();
         // Some fox files lack the opening `(`: their game starts at `;`.
-        if starts.first().map_or(true, |&s| bytes[..s].contains(&b';')) {
+        if starts.first().is_none_or(|&s| bytes[..s].contains(&b';')) {
             starts.insert(0, 0);
         }
         for (n, &s) in starts.iter().enumerate() {
