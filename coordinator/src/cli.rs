@@ -58,6 +58,54 @@ pub enum Command {
     ///   verdict check corpus/ --json > check.json
     #[command(verbatim_doc_comment)]
     Check(CheckArgs),
+    /// Analyse a corpus: one Parquet row per game, and summaries.
+    ///
+    /// Replays every game, scores each finished one under every rule set and
+    /// writes DIR/games/part-NNNNN.parquet (one row per game: scored,
+    /// unfinished, or skipped with a reason), DIR/summary.json and
+    /// DIR/summary.parquet (how often rule sets name different winners, with
+    /// 95% Wilson intervals, overall and by board size, komi, handicap,
+    /// rules, how the game ended, dead-stone source, year and input).
+    /// The columns are documented in docs/schema.md.
+    ///
+    /// Examples:
+    ///   verdict run corpus/ --out results/
+    ///   verdict run a.sgf b/ --out results/ --komi 7.5 --dedup
+    ///   verdict run big/ --out results/ --limit 100000 --include-unfinished
+    #[command(verbatim_doc_comment)]
+    Run(RunArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// SGF files, collection files or directories (searched recursively).
+    #[arg(required = true, value_name = "INPUT")]
+    pub inputs: Vec<PathBuf>,
+    /// Output folder (created; its old parts are replaced).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Komi for every rule set: `game` (each record's own) or points.
+    #[arg(
+        long,
+        default_value = "game",
+        value_name = "game|POINTS",
+        allow_negative_numbers = true
+    )]
+    pub komi: String,
+    /// Score resigned, timed-out and unfinished games too, as estimates (flagged).
+    #[arg(long)]
+    pub include_unfinished: bool,
+    /// Stop after this many games.
+    #[arg(long, value_name = "N")]
+    pub limit: Option<u64>,
+    /// Leave out games whose moves repeat an earlier game (same game_hash).
+    #[arg(long)]
+    pub dedup: bool,
+    /// Summarise every pair of rule sets, not only the three headline pairs.
+    #[arg(long)]
+    pub all_pairs: bool,
+    #[command(flatten)]
+    pub common: CommonArgs,
 }
 
 #[derive(Debug, Args)]

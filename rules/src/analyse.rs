@@ -132,6 +132,12 @@ impl Analyser {
         Analyser::default()
     }
 
+    /// Replays `game` only: enough to tell whether it is worth scoring
+    /// (most corpus games are resigned and never counted).
+    pub fn replay(&mut self, game: &Game<'_>) -> ReplayReport {
+        self.replayer.replay(game)
+    }
+
     /// The counter of the last analysis, for per-point states.
     pub fn counter(&self) -> &Counter {
         &self.counter

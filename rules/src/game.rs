@@ -95,6 +95,10 @@ pub enum SkipReason {
     /// `SZ` is present but not a number or `w:h` pair.
     #[error("board size is not a number")]
     BadSize,
+    /// The file holding the game could not be read (reported by callers
+    /// that do I/O; the rules crate itself never reads files).
+    #[error("the file could not be read")]
+    Unreadable,
 }
 
 impl SkipReason {
@@ -104,6 +108,7 @@ impl SkipReason {
             SkipReason::NotGo(_) => "not_go",
             SkipReason::UnsupportedSize { .. } => "unsupported_size",
             SkipReason::BadSize => "bad_size",
+            SkipReason::Unreadable => "unreadable",
         }
     }
 }

@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 pub struct InputFile {
     pub path: PathBuf,
     pub len: u64,
+    /// The path given on the command line this file was found under.
+    pub root: PathBuf,
 }
 
 /// A path given by the user, or found under one, that will not be read.
@@ -52,6 +54,9 @@ pub fn discover<P: AsRef<Path>>(paths: &[P]) -> Inputs {
             Ok(meta) if meta.is_dir() => {
                 let first = inputs.files.len();
                 walk(path, &mut inputs);
+                for f in &mut inputs.files[first..] {
+                    f.root = path.to_path_buf();
+                }
                 // Whole paths in order, so a directory's files and its
                 // subdirectories interleave as a file manager lists them.
                 inputs.files[first..].sort_by(|a, b| a.path.cmp(&b.path));
@@ -59,6 +64,7 @@ pub fn discover<P: AsRef<Path>>(paths: &[P]) -> Inputs {
             Ok(meta) => inputs.files.push(InputFile {
                 path: path.to_path_buf(),
                 len: meta.len(),
+                root: path.to_path_buf(),
             }),
         }
     }
@@ -88,6 +94,7 @@ fn walk(root: &Path, inputs: &mut Inputs) {
                 Ok(meta) if is_sgf_name(&path) => inputs.files.push(InputFile {
                     path,
                     len: meta.len(),
+                    root: PathBuf::new(),
                 }),
                 Ok(_) => inputs.unread.push(Unread {
                     path,

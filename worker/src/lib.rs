@@ -15,4 +15,8 @@
 pub mod check;
 pub mod drive;
 pub mod inputs;
+pub mod parquet_out;
 pub mod replay;
+pub mod row;
+pub mod run;
+pub mod summary;

@@ -6,6 +6,7 @@ use crate::cli::{Cli, Command};
 
 mod check;
 mod replay;
+mod run;
 mod score;
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -13,5 +14,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Replay(args) => replay::run(args),
         Command::Score(args) => score::run(args),
         Command::Check(args) => check::run(args),
+        Command::Run(args) => run::run(args),
     }
 }

@@ -1,0 +1,137 @@
+//! `verdict run`.
+
+use std::io::IsTerminal;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context};
+use indicatif::{ProgressBar, ProgressStyle};
+use verdict_rules::analyse::KomiPolicy;
+use verdict_worker::inputs;
+use verdict_worker::run::{run as run_corpus, Progress, RunOptions};
+
+use crate::cli::RunArgs;
+
+pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
+    let komi = match args.komi.as_str() {
+        "game" => KomiPolicy::Game,
+        value => KomiPolicy::Fixed(value.parse().with_context(|| {
+            format!("--komi {value:?}: give `game` or a number of points such as 6.5")
+        })?),
+    };
+    let found = inputs::discover(&args.inputs);
+    for u in &found.unread {
+        if args.inputs.contains(&u.path) {
+            eprintln!("verdict: cannot read {}: {}", u.path.display(), u.reason);
+        }
+    }
+    if found.files.is_empty() {
+        bail!("no SGF files found in the given inputs: give .sgf files, collection files or directories holding them");
+    }
+    let options = RunOptions {
+        out: args.out.clone(),
+        threads: args.common.threads,
+        komi,
+        include_unfinished: args.include_unfinished,
+        limit: args.limit,
+        dedup: args.dedup,
+        all_pairs: args.all_pairs,
+        ..RunOptions::default()
+    };
+    let total = found.total_bytes();
+    let bar = if std::io::stderr().is_terminal() && !args.common.json {
+        let bar = ProgressBar::new(total);
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] {wide_bar} {bytes}/{total_bytes} {msg} ETA {eta}",
+            )
+            .expect("a valid template"),
+        );
+        Some(bar)
+    } else {
+        None
+    };
+    let mut last_line = Instant::now();
+    let mut on_progress = |p: Progress| {
+        let rate = p.games as f64 / p.elapsed.as_secs_f64().max(1e-9);
+        if let Some(bar) = &bar {
+            bar.set_position(p.bytes_done);
+            bar.set_message(format!("{} games, {rate:.0} games/s", p.games));
+        } else if !args.common.json
+            && (last_line.elapsed() > Duration::from_secs(5) || p.files_done == p.files_total)
+        {
+            last_line = Instant::now();
+            eprintln!(
+                "verdict: {}/{} files, {} games, {rate:.0} games/s",
+                p.files_done, p.files_total, p.games
+            );
+        }
+    };
+    let report = run_corpus(&found.files, &options, &mut on_progress)?;
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    let s = &report.summary;
+    if args.common.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&s.to_json(verdict_worker::row::SCHEMA_VERSION))?
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!();
+    println!(
+        "  {} games in {:.1} s on {} threads ({:.0} games/s)",
+        s.games,
+        report.elapsed.as_secs_f64(),
+        report.threads,
+        s.games as f64 / report.elapsed.as_secs_f64().max(1e-9)
+    );
+    for (status, n) in &s.by_status {
+        println!("    {status:<14} {n:>9}");
+    }
+    if report.duplicates > 0 {
+        println!(
+            "    {:<14} {:>9}  (left out by --dedup)",
+            "duplicates", report.duplicates
+        );
+    }
+    for (reason, n) in &s.skip_reasons {
+        println!("      skipped: {reason:<14} {n:>7}");
+    }
+    if !s.self_check.is_empty() {
+        let agrees = s.self_check.get("agrees").copied().unwrap_or(0);
+        let disagrees = s.self_check.get("disagrees").copied().unwrap_or(0);
+        println!(
+            "  self-check against the records' own results: {agrees} agree, {disagrees} disagree, {} unchecked",
+            s.self_check.get("unchecked").copied().unwrap_or(0)
+        );
+    }
+    println!();
+    println!(
+        "  {:<24} {:>9} {:>9} {:>8}   {:<17} {:>6}",
+        "comparison", "scorable", "differ", "rate", "95% interval", "draws"
+    );
+    for (name, t) in s.overall() {
+        let (lo, hi) = t.wilson();
+        println!(
+            "  {:<24} {:>9} {:>9} {:>7.2}%   [{:>5.2}%, {:>5.2}%] {:>6}",
+            name,
+            t.scorable,
+            t.disagreements,
+            100.0 * t.rate(),
+            100.0 * lo,
+            100.0 * hi,
+            t.draws
+        );
+    }
+    println!();
+    println!(
+        "  rows: {} ({} part files); summaries: {}, {}",
+        args.out.join("games").display(),
+        report.parts.len(),
+        args.out.join("summary.json").display(),
+        args.out.join("summary.parquet").display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
