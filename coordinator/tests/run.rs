@@ -203,3 +203,19 @@ fn unfinished_games_are_estimated_only_when_asked() {
     assert!(estimated >= 5, "{estimated}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn demo_generates_analyses_and_says_where_the_files_are() {
+    let dir = out_dir("demo");
+    let out = run(&["demo", "--games", "60", "--dir", dir.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("jpd_a_vs_jpd_b"), "{text}");
+    assert!(text.contains("60 games"), "{text}");
+    let rows: usize = read_rows(&dir.join("results"))
+        .iter()
+        .map(|b| b.num_rows())
+        .sum();
+    assert_eq!(rows, 60);
+    assert!(dir.join("results/summary.parquet").is_file());
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -3,6 +3,9 @@
 //! Brief overview:
 //! - [`inputs`] turns the paths a user gives into a sorted list of files,
 //!   listing what it will not read instead of failing on it.
+//! - [`synth`] generates complete games by self-play, for demos and tests.
+//! - [`run`] is the corpus job: [`row`]s to Parquet ([`parquet_out`]) and
+//!   [`summary`] files.
 //! - [`drive`] pushes every game of those files into a visitor on every core.
 //! - [`replay`] replays every game and adds up what it saw
 //!   ([`replay::ReplayStats`]); [`check`] scores every game and compares
@@ -20,3 +23,4 @@ pub mod replay;
 pub mod row;
 pub mod run;
 pub mod summary;
+pub mod synth;

@@ -5,9 +5,11 @@ use std::process::ExitCode;
 use crate::cli::{Cli, Command};
 
 mod check;
+mod demo;
 mod replay;
 mod run;
 mod score;
+mod synth;
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
@@ -15,5 +17,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Score(args) => score::run(args),
         Command::Check(args) => check::run(args),
         Command::Run(args) => run::run(args),
+        Command::Demo(args) => demo::run(args),
+        Command::Synth(args) => synth::run(args),
     }
 }

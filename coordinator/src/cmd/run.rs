@@ -8,7 +8,7 @@ use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressStyle};
 use verdict_rules::analyse::KomiPolicy;
 use verdict_worker::inputs;
-use verdict_worker::run::{run as run_corpus, Progress, RunOptions};
+use verdict_worker::run::{run as run_corpus, Progress, RunOptions, RunReport};
 
 use crate::cli::RunArgs;
 
@@ -71,14 +71,18 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    let s = &report.summary;
     if args.common.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&s.to_json(verdict_worker::row::SCHEMA_VERSION))?
-        );
+        let json = report.summary.to_json(verdict_worker::row::SCHEMA_VERSION);
+        println!("{}", serde_json::to_string_pretty(&json)?);
         return Ok(ExitCode::SUCCESS);
     }
+    print_report(&report, &args.out);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The table a person reads at the end of a run.
+pub fn print_report(report: &RunReport, out: &std::path::Path) {
+    let s = &report.summary;
     println!();
     println!(
         "  {} games in {:.1} s on {} threads ({:.0} games/s)",
@@ -128,10 +132,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     println!();
     println!(
         "  rows: {} ({} part files); summaries: {}, {}",
-        args.out.join("games").display(),
+        out.join("games").display(),
         report.parts.len(),
-        args.out.join("summary.json").display(),
-        args.out.join("summary.parquet").display()
+        out.join("summary.json").display(),
+        out.join("summary.parquet").display()
     );
-    Ok(ExitCode::SUCCESS)
 }
