@@ -130,7 +130,9 @@ pub struct RunArgs {
     /// Output folder (created; its old parts are replaced).
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
-    /// Komi for every rule set: `game` (each record's own) or points.
+    /// Komi for every rule set: `game` (each record's own), points, or a
+    /// sweep `start:end:step` (e.g. 5.5:8.5:0.5) that adds one summary row
+    /// per komi value (`dimension` = komi_sweep).
     #[arg(
         long,
         default_value = "game",

@@ -219,3 +219,48 @@ fn demo_generates_analyses_and_says_where_the_files_are() {
     assert!(dir.join("results/summary.parquet").is_file());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_komi_sweep_adds_one_summary_row_per_komi() {
+    let dir = out_dir("sweep");
+    let out = run(&[
+        "run",
+        data().to_str().unwrap(),
+        "--out",
+        dir.to_str().unwrap(),
+        "--komi",
+        "0.5:7.5:1",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let sweep: Vec<_> = v["comparisons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["comparison"] == "jpd_a_vs_jpd_b" && c["dimension"] == "komi_sweep")
+        .collect();
+    assert_eq!(sweep.len(), 8);
+    // simple-9x9: area difference 1 and Black placed one stone more, so
+    // jpd_b is B+0.5 and jpd_a W+0.5 at komi 0.5; from 1.5 on both say W.
+    let at = |k: &str| {
+        sweep.iter().find(|c| c["value"] == k).unwrap()["disagreements"]
+            .as_u64()
+            .unwrap()
+    };
+    assert!(at("0.5") >= 1);
+    assert_eq!(at("6.5"), 0);
+    let bad = Command::new(env!("CARGO_BIN_EXE_verdict"))
+        .args([
+            "run",
+            data().to_str().unwrap(),
+            "--out",
+            dir.to_str().unwrap(),
+            "--komi",
+            "8:5:1",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("start <= end"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -34,6 +34,8 @@ pub struct RunOptions {
     pub all_pairs: bool,
     /// Files per chunk (and so per part file at most).
     pub chunk_files: usize,
+    /// Extra komi values the summary re-scores every game at.
+    pub komi_sweep: Vec<f64>,
 }
 
 impl Default for RunOptions {
@@ -47,6 +49,7 @@ impl Default for RunOptions {
             dedup: false,
             all_pairs: false,
             chunk_files: 1024,
+            komi_sweep: Vec::new(),
         }
     }
 }
@@ -156,6 +159,7 @@ pub fn run(
         .expect("building a thread pool");
     let cols = columns();
     let mut summary = Summary::new(options.all_pairs);
+    summary.sweep = options.komi_sweep.clone();
     let mut seen: HashSet<String> = HashSet::new();
     let mut duplicates = 0;
     let mut parts = Vec::new();

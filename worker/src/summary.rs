@@ -73,6 +73,9 @@ pub struct Summary {
     /// (comparison, dimension, value) to counts.
     pub cells: BTreeMap<(String, String, String), Tally>,
     pub pairs: Vec<(RuleSet, RuleSet)>,
+    /// Komi values to re-score every game at (`--komi 5.5:8.5:0.5`): each
+    /// adds a `komi_sweep` row per comparison.
+    pub sweep: Vec<f64>,
 }
 
 impl Summary {
@@ -107,13 +110,41 @@ impl Summary {
             return;
         }
         let dims = dimensions(row);
-        for (a, b) in self.pairs.clone() {
+        let pairs = self.pairs.clone();
+        for (a, b) in pairs {
             let ia = RuleSet::ALL.iter().position(|r| *r == a).expect("listed");
             let ib = RuleSet::ALL.iter().position(|r| *r == b).expect("listed");
             let (Some(wa), Some(wb)) = (row.winner[ia], row.winner[ib]) else {
                 continue;
             };
             let name = format!("{}_vs_{}", a.id(), b.id());
+            for &k in &self.sweep {
+                // Same board and accounting, another komi: margins move, the
+                // handicap bonus of each rule set stays.
+                let winner = |i: usize, r: RuleSet| {
+                    let before = row.margin_before_komi[i]?;
+                    let m = before as f64
+                        - k
+                        - r.handicap_bonus(row.handicap.unwrap_or(0) as u8) as f64;
+                    Some(verdict_rules::score::Winner::of_margin(m))
+                };
+                let (Some(xa), Some(xb)) = (winner(ia, a), winner(ib, b)) else {
+                    continue;
+                };
+                let t = self
+                    .cells
+                    .entry((name.clone(), "komi_sweep".to_string(), format!("{k}")))
+                    .or_default();
+                t.scorable += 1;
+                if xa != xb {
+                    t.disagreements += 1;
+                }
+                if xa == verdict_rules::score::Winner::Draw
+                    || xb == verdict_rules::score::Winner::Draw
+                {
+                    t.draws += 1;
+                }
+            }
             for (dim, value) in &dims {
                 let t = self
                     .cells
@@ -198,6 +229,39 @@ impl Summary {
     }
 }
 
+/// Reads a komi sweep `start:end:step` (inclusive, at most 1000 values).
+///
+/// # Errors
+/// A message saying what is wrong with the text.
+pub fn parse_sweep(text: &str) -> Result<Vec<f64>, String> {
+    let parts: Vec<&str> = text.split(':').collect();
+    let [start, end, step] = parts[..] else {
+        return Err(format!("{text:?} is not start:end:step, e.g. 5.5:8.5:0.5"));
+    };
+    let num = |s: &str| {
+        s.trim()
+            .parse::<f64>()
+            .map_err(|_| format!("{s:?} in {text:?} is not a number"))
+    };
+    let (start, end, step) = (num(start)?, num(end)?, num(step)?);
+    if !(step > 0.0) || end < start || (end - start) / step > 1000.0 {
+        return Err(format!(
+            "{text:?}: need start <= end and a positive step giving at most 1000 values"
+        ));
+    }
+    let mut out = Vec::new();
+    let mut i = 0u32;
+    loop {
+        let k = start + f64::from(i) * step;
+        if k > end + 1e-9 {
+            break;
+        }
+        out.push(k);
+        i += 1;
+    }
+    Ok(out)
+}
+
 /// The breakdown values of a row, `("all", "all")` first.
 fn dimensions(row: &GameRow) -> Vec<(&'static str, String)> {
     let opt = |v: Option<String>| v.unwrap_or_else(|| "unknown".to_string());
@@ -229,6 +293,16 @@ fn dimensions(row: &GameRow) -> Vec<(&'static str, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Parses `--komi` sweeps: `start:end:step`, inclusive.
+    #[test]
+    fn komi_sweeps_are_inclusive() {
+        assert_eq!(parse_sweep("5.5:8.5:1").unwrap(), vec![5.5, 6.5, 7.5, 8.5]);
+        assert_eq!(parse_sweep("6.5:6.5:0.5").unwrap(), vec![6.5]);
+        assert!(parse_sweep("8:5:1").is_err());
+        assert!(parse_sweep("5:8:0").is_err());
+        assert!(parse_sweep("5:8").is_err());
+    }
 
     #[test]
     fn wilson_matches_known_values() {

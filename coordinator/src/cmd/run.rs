@@ -13,11 +13,22 @@ use verdict_worker::run::{run as run_corpus, Progress, RunOptions, RunReport};
 use crate::cli::RunArgs;
 
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
-    let komi = match args.komi.as_str() {
-        "game" => KomiPolicy::Game,
-        value => KomiPolicy::Fixed(value.parse().with_context(|| {
-            format!("--komi {value:?}: give `game` or a number of points such as 6.5")
-        })?),
+    // `game`, one value, or a sweep start:end:step (scored at the game's
+    // komi; the summary adds one row per sweep value).
+    let (komi, komi_sweep) = match args.komi.as_str() {
+        "game" => (KomiPolicy::Game, Vec::new()),
+        sweep if sweep.contains(':') => (
+            KomiPolicy::Game,
+            verdict_worker::summary::parse_sweep(sweep).map_err(|e| anyhow::anyhow!("--komi {e}"))?,
+        ),
+        value => (
+            KomiPolicy::Fixed(
+                value
+                    .parse()
+                    .with_context(|| format!("--komi {value:?}: give `game`, points such as 6.5, or a sweep such as 5.5:8.5:0.5"))?,
+            ),
+            Vec::new(),
+        ),
     };
     let found = inputs::discover(&args.inputs);
     for u in &found.unread {
@@ -36,6 +47,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         limit: args.limit,
         dedup: args.dedup,
         all_pairs: args.all_pairs,
+        komi_sweep,
         ..RunOptions::default()
     };
     let total = found.total_bytes();
