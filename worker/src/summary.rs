@@ -244,7 +244,7 @@ pub fn parse_sweep(text: &str) -> Result<Vec<f64>, String> {
             .map_err(|_| format!("{s:?} in {text:?} is not a number"))
     };
     let (start, end, step) = (num(start)?, num(end)?, num(step)?);
-    if !(step > 0.0) || end < start || (end - start) / step > 1000.0 {
+    if step.is_nan() || step <= 0.0 || end < start || (end - start) / step > 1000.0 {
         return Err(format!(
             "{text:?}: need start <= end and a positive step giving at most 1000 values"
         ));
