@@ -9,7 +9,7 @@ use arrow_array::builder::{BooleanBuilder, Float64Builder, Int64Builder, StringB
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema};
 use parquet::arrow::ArrowWriter;
-use parquet::basic::{Compression, ZstdLevel};
+use parquet::basic::Compression;
 use parquet::file::metadata::KeyValue;
 use parquet::file::properties::WriterProperties;
 
@@ -105,7 +105,7 @@ where
             source,
         })?;
     let props = WriterProperties::builder()
-        .set_compression(Compression::ZSTD(ZstdLevel::default()))
+        .set_compression(Compression::SNAPPY)
         .set_key_value_metadata(Some(vec![KeyValue::new(
             "verdict.schema_version".to_string(),
             version.to_string(),

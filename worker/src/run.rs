@@ -90,13 +90,27 @@ pub struct RunReport {
     pub duplicates: u64,
     pub elapsed: Duration,
     pub threads: usize,
+    /// Thread time spent reading files from disk.
+    pub read_time: Duration,
+    /// Thread time spent reading SGF, replaying, scoring and building rows.
+    pub analyse_time: Duration,
+    /// Time spent writing Parquet and adding up the summary (one thread).
+    pub write_time: Duration,
 }
 
-fn rows_of_file(file: &InputFile, analyser: &mut Analyser, options: &RunOptions) -> Vec<GameRow> {
+/// Rows of one file, and the time spent reading it and analysing its games.
+fn rows_of_file(
+    file: &InputFile,
+    analyser: &mut Analyser,
+    options: &RunOptions,
+) -> (Vec<GameRow>, Duration, Duration) {
     let source = file.path.display().to_string();
     let input = file.root.display().to_string();
     let mut rows = Vec::new();
-    match std::fs::read(&file.path) {
+    let t0 = Instant::now();
+    let read = std::fs::read(&file.path);
+    let read_time = t0.elapsed();
+    match read {
         Err(_) => rows.push(GameRow::skipped(&source, &input, 0, SkipReason::Unreadable)),
         Ok(bytes) => read_games(
             &file.path,
@@ -126,7 +140,7 @@ fn rows_of_file(file: &InputFile, analyser: &mut Analyser, options: &RunOptions)
             },
         ),
     }
-    rows
+    (rows, read_time, t0.elapsed() - read_time)
 }
 
 /// Runs the analysis over `files`, writing parts, `summary.json` and
@@ -166,11 +180,13 @@ pub fn run(
     let bytes_total: u64 = files.iter().map(|f| f.len).sum();
     let mut bytes_done = 0;
     let mut files_done = 0;
+    let (mut read_time, mut analyse_time, mut write_time) =
+        (Duration::ZERO, Duration::ZERO, Duration::ZERO);
     for (n, chunk) in files.chunks(options.chunk_files.max(1)).enumerate() {
         if options.limit.is_some_and(|l| summary.games >= l) {
             break;
         }
-        let per_file: Vec<Vec<GameRow>> = pool.install(|| {
+        let per_file: Vec<(Vec<GameRow>, Duration, Duration)> = pool.install(|| {
             chunk
                 .par_iter()
                 .map_init(Analyser::new, |analyser, file| {
@@ -178,8 +194,15 @@ pub fn run(
                 })
                 .collect()
         });
-        let mut rows = Vec::new();
-        for row in per_file.into_iter().flatten() {
+        let t_write = Instant::now();
+        let mut rows: Vec<GameRow> = Vec::new();
+        for (file_rows, read, analyse) in per_file {
+            read_time += read;
+            analyse_time += analyse;
+            rows.extend(file_rows);
+        }
+        let mut kept: Vec<GameRow> = Vec::with_capacity(rows.len());
+        for row in rows {
             if options.limit.is_some_and(|l| summary.games >= l) {
                 break;
             }
@@ -192,18 +215,19 @@ pub fn run(
                 }
             }
             summary.add(&row);
-            rows.push(row);
+            kept.push(row);
         }
-        if !rows.is_empty() {
+        if !kept.is_empty() {
             let path = games_dir.join(format!("part-{n:05}.parquet"));
             write_table(
                 &path,
                 &cols,
-                rows.iter().map(GameRow::cells),
+                kept.iter().map(GameRow::cells),
                 SCHEMA_VERSION,
             )?;
             parts.push(path);
         }
+        write_time += t_write.elapsed();
         files_done += chunk.len();
         bytes_done += chunk.iter().map(|f| f.len).sum::<u64>();
         progress(Progress {
@@ -215,8 +239,13 @@ pub fn run(
             elapsed: start.elapsed(),
         });
     }
+    let t_write = Instant::now();
     write_summary(&options.out, &summary)?;
+    write_time += t_write.elapsed();
     Ok(RunReport {
+        read_time,
+        analyse_time,
+        write_time,
         summary,
         parts,
         duplicates,

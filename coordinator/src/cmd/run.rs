@@ -103,6 +103,12 @@ pub fn print_report(report: &RunReport, out: &std::path::Path) {
         report.threads,
         s.games as f64 / report.elapsed.as_secs_f64().max(1e-9)
     );
+    println!(
+        "    time: reading files {:.2} s, analysing {:.2} s (thread time), writing Parquet and summaries {:.2} s",
+        report.read_time.as_secs_f64(),
+        report.analyse_time.as_secs_f64(),
+        report.write_time.as_secs_f64()
+    );
     for (status, n) in &s.by_status {
         println!("    {status:<14} {n:>9}");
     }
