@@ -152,6 +152,11 @@ pub struct RunArgs {
     /// Summarise every pair of rule sets, not only the three headline pairs.
     #[arg(long)]
     pub all_pairs: bool,
+    /// Rule sets to write and compare, comma-separated (default: all):
+    /// jpd_a, jpd_b, jhz_a, jhz_b, chinese, japanese, korean, aga, ing, nz,
+    /// tromp_taylor.
+    #[arg(long, value_delimiter = ',', value_name = "IDS")]
+    pub rules: Vec<String>,
     #[command(flatten)]
     pub common: CommonArgs,
 }

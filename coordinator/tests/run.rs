@@ -264,3 +264,47 @@ fn a_komi_sweep_adds_one_summary_row_per_komi() {
     assert!(String::from_utf8_lossy(&bad.stderr).contains("start <= end"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn rules_limit_the_verdicts_and_comparisons() {
+    let dir = out_dir("rules");
+    let out = run(&[
+        "run",
+        data().to_str().unwrap(),
+        "--out",
+        dir.to_str().unwrap(),
+        "--rules",
+        "jpd_a,jpd_b",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: std::collections::BTreeSet<_> = v["comparisons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["comparison"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(names.into_iter().collect::<Vec<_>>(), ["jpd_a_vs_jpd_b"]);
+    for b in read_rows(&dir) {
+        let jhz = strings(&b, "jhz_b_winner");
+        assert_eq!(
+            jhz.null_count(),
+            b.num_rows(),
+            "unselected rule sets are blank"
+        );
+    }
+    let bad = Command::new(env!("CARGO_BIN_EXE_verdict"))
+        .args([
+            "run",
+            data().to_str().unwrap(),
+            "--out",
+            dir.to_str().unwrap(),
+            "--rules",
+            "jpd_c",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("choose from jpd_a"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

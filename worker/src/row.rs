@@ -398,6 +398,26 @@ impl GameRow {
     }
 }
 
+impl GameRow {
+    /// Blanks the verdict columns of rule sets not in `selected` (the
+    /// columns stay, so the schema does not depend on the job).
+    pub fn keep_rule_sets(&mut self, selected: &[RuleSet]) {
+        for (i, r) in RuleSet::ALL.iter().enumerate() {
+            if !selected.contains(r) {
+                if let Some(v) = self.margin.get_mut(i) {
+                    *v = None;
+                }
+                if let Some(v) = self.margin_before_komi.get_mut(i) {
+                    *v = None;
+                }
+                if let Some(v) = self.winner.get_mut(i) {
+                    *v = None;
+                }
+            }
+        }
+    }
+}
+
 fn fill_scores(row: &mut GameRow, a: &Analysis) {
     let c = &a.counts;
     row.dead_source = Some(a.dead_source.as_str());

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 use verdict_rules::analyse::{Analyser, KomiPolicy};
 use verdict_rules::game::{Game, SkipReason};
+use verdict_rules::score::RuleSet;
 
 use crate::drive::{read_games, Item};
 use crate::inputs::InputFile;
@@ -36,6 +37,8 @@ pub struct RunOptions {
     pub chunk_files: usize,
     /// Extra komi values the summary re-scores every game at.
     pub komi_sweep: Vec<f64>,
+    /// Rule sets whose verdicts are written and compared (default: all).
+    pub rules: Vec<RuleSet>,
 }
 
 impl Default for RunOptions {
@@ -50,6 +53,7 @@ impl Default for RunOptions {
             all_pairs: false,
             chunk_files: 1024,
             komi_sweep: Vec::new(),
+            rules: RuleSet::ALL.to_vec(),
         }
     }
 }
@@ -172,7 +176,7 @@ pub fn run(
         .build()
         .expect("building a thread pool");
     let cols = columns();
-    let mut summary = Summary::new(options.all_pairs);
+    let mut summary = Summary::new(options.all_pairs, &options.rules);
     summary.sweep = options.komi_sweep.clone();
     let mut seen: HashSet<String> = HashSet::new();
     let mut duplicates = 0;
@@ -202,7 +206,8 @@ pub fn run(
             rows.extend(file_rows);
         }
         let mut kept: Vec<GameRow> = Vec::with_capacity(rows.len());
-        for row in rows {
+        for mut row in rows {
+            row.keep_rule_sets(&options.rules);
             if options.limit.is_some_and(|l| summary.games >= l) {
                 break;
             }

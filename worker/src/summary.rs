@@ -79,8 +79,10 @@ pub struct Summary {
 }
 
 impl Summary {
-    pub fn new(all_pairs: bool) -> Summary {
-        let pairs = if all_pairs {
+    /// Comparisons among `selected` rule sets: the headline pairs, or every
+    /// pair with `all_pairs`.
+    pub fn new(all_pairs: bool, selected: &[RuleSet]) -> Summary {
+        let pairs: Vec<(RuleSet, RuleSet)> = if all_pairs {
             let mut p = Vec::new();
             for (i, a) in RuleSet::ALL.iter().enumerate() {
                 for b in &RuleSet::ALL[i + 1..] {
@@ -91,6 +93,10 @@ impl Summary {
         } else {
             HEADLINE.to_vec()
         };
+        let pairs = pairs
+            .into_iter()
+            .filter(|(a, b)| selected.contains(a) && selected.contains(b))
+            .collect();
         Summary {
             pairs,
             ..Summary::default()

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressStyle};
 use verdict_rules::analyse::KomiPolicy;
+use verdict_rules::score::RuleSet;
 use verdict_worker::inputs;
 use verdict_worker::run::{run as run_corpus, Progress, RunOptions, RunReport};
 
@@ -30,6 +31,22 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             Vec::new(),
         ),
     };
+    let rules = if args.rules.is_empty() {
+        RuleSet::ALL.to_vec()
+    } else {
+        args.rules
+            .iter()
+            .map(|id| {
+                RuleSet::from_id(id).with_context(|| {
+                    let ids: Vec<&str> = RuleSet::ALL.iter().map(|r| r.id()).collect();
+                    format!(
+                        "--rules: unknown rule set {id:?}; choose from {}",
+                        ids.join(", ")
+                    )
+                })
+            })
+            .collect::<anyhow::Result<Vec<_>>>()?
+    };
     let found = inputs::discover(&args.inputs);
     for u in &found.unread {
         if args.inputs.contains(&u.path) {
@@ -48,6 +65,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         dedup: args.dedup,
         all_pairs: args.all_pairs,
         komi_sweep,
+        rules,
         ..RunOptions::default()
     };
     let total = found.total_bytes();
