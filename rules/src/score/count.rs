@@ -168,11 +168,15 @@ impl Counter {
         let n = size.points();
         let mut counts = Counts::default();
 
-        // Tromp-Taylor: the board as it stands.
         self.cells.clear();
         self.cells.extend_from_slice(position.cells());
-        self.label(size);
-        counts.raw_area = self.area_of_labelled();
+        // Tromp-Taylor counts the board as it stands: a labelling of its own
+        // only when dead stones change it.
+        let removes = dead.iter().any(|&p| position.get(p).is_some());
+        if removes {
+            self.label(size);
+            counts.raw_area = self.area_of_labelled();
+        }
 
         self.states.clear();
         self.states.extend(position.cells().iter().map(|c| match c {
@@ -190,6 +194,9 @@ impl Counter {
             }
         }
         self.label(size);
+        if !removes {
+            counts.raw_area = self.area_of_labelled();
+        }
 
         for color in self.cells.iter().flatten() {
             counts.stones[*color] += 1;
