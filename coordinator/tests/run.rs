@@ -308,3 +308,71 @@ fn rules_limit_the_verdicts_and_comparisons() {
     assert!(String::from_utf8_lossy(&bad.stderr).contains("choose from jpd_a"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Archives are read as streams, member by member, and give the same games
+/// as the folder they were made from.
+#[test]
+fn archives_give_the_same_games_as_their_folder() {
+    let dir = out_dir("archives");
+    std::fs::create_dir_all(&dir).unwrap();
+    let data = data();
+    let parent = data.parent().unwrap();
+    let tgz = dir.join("data.tgz");
+    let status = Command::new("tar")
+        .args([
+            "czf",
+            tgz.to_str().unwrap(),
+            "-C",
+            parent.to_str().unwrap(),
+            "data",
+        ])
+        .status()
+        .expect("tar");
+    assert!(status.success());
+    let zip = dir.join("data.zip");
+    let status = Command::new("python3")
+        .args([
+            "-c",
+            "import sys, zipfile, pathlib\nz = zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED)\n\
+             for p in sorted(pathlib.Path(sys.argv[2]).iterdir()): z.write(p, 'data/' + p.name)\n\
+             z.writestr('data/notes.txt', 'not a game')\nz.close()",
+            zip.to_str().unwrap(),
+            data.to_str().unwrap(),
+        ])
+        .status()
+        .expect("python3");
+    assert!(status.success());
+
+    let hashes = |input: &Path, name: &str| {
+        let out = dir.join(name);
+        let text = run(&[
+            "run",
+            input.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        let mut all = Vec::new();
+        for b in read_rows(&out) {
+            let h = strings(&b, "game_hash");
+            let src = strings(&b, "source");
+            for i in 0..b.num_rows() {
+                if !h.is_null(i) {
+                    all.push(h.value(i).to_string());
+                }
+                if name != "folder" && !h.is_null(i) {
+                    assert!(src.value(i).contains("!/data/"), "{}", src.value(i));
+                }
+            }
+        }
+        all.sort();
+        (all, String::from_utf8_lossy(&text.stdout).into_owned())
+    };
+    let (folder, _) = hashes(&data, "folder");
+    let (from_tgz, _) = hashes(&tgz, "tgz");
+    let (from_zip, text) = hashes(&zip, "zip");
+    assert_eq!(folder.len(), 9);
+    assert_eq!(from_tgz, folder);
+    assert_eq!(from_zip, folder);
+    assert!(text.contains("notes.txt: not an .sgf file"), "{text}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -31,8 +31,14 @@ impl Inputs {
     }
 }
 
-/// Whether a file found inside a directory looks like an SGF record. Files
-/// named on the command line are read whatever their name.
+/// Whether a file found inside a directory is read: SGF records and the
+/// archives [`crate::archive`] streams. Files named on the command line are
+/// read whatever their name.
+pub fn is_input_name(path: &Path) -> bool {
+    is_sgf_name(path) || crate::archive::ArchiveKind::of_path(path).is_some()
+}
+
+/// Whether a file looks like an SGF record by its name.
 pub fn is_sgf_name(path: &Path) -> bool {
     path.extension()
         .and_then(|e| e.to_str())
@@ -91,14 +97,14 @@ fn walk(root: &Path, inputs: &mut Inputs) {
         for path in names {
             match std::fs::metadata(&path) {
                 Ok(meta) if meta.is_dir() => subdirs.push(path),
-                Ok(meta) if is_sgf_name(&path) => inputs.files.push(InputFile {
+                Ok(meta) if is_input_name(&path) => inputs.files.push(InputFile {
                     path,
                     len: meta.len(),
                     root: PathBuf::new(),
                 }),
                 Ok(_) => inputs.unread.push(Unread {
                     path,
-                    reason: "not an .sgf file".to_string(),
+                    reason: "not an .sgf file or a known archive".to_string(),
                 }),
                 Err(e) => inputs.unread.push(Unread {
                     path,

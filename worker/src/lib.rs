@@ -15,6 +15,7 @@
 //! counted with a reason, like ripgrep reports a file and carries on.
 #![warn(missing_debug_implementations)]
 
+pub mod archive;
 pub mod check;
 pub mod drive;
 pub mod inputs;

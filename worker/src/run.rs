@@ -14,6 +14,7 @@ use verdict_rules::analyse::{Analyser, KomiPolicy};
 use verdict_rules::game::{Game, SkipReason};
 use verdict_rules::score::RuleSet;
 
+use crate::archive::{read_archive, ArchiveKind};
 use crate::drive::{read_games, Item};
 use crate::inputs::InputFile;
 use crate::parquet_out::{write_table, WriteError};
@@ -100,51 +101,123 @@ pub struct RunReport {
     pub analyse_time: Duration,
     /// Time spent writing Parquet and adding up the summary (one thread).
     pub write_time: Duration,
+    /// Archive members and files that were not read, with the reason.
+    pub not_read: Vec<(String, String)>,
 }
 
-/// Rows of one file, and the time spent reading it and analysing its games.
-fn rows_of_file(
-    file: &InputFile,
+/// Members larger than this inside an archive are listed as skipped, not
+/// loaded: no real SGF collection comes near it.
+const MAX_MEMBER_BYTES: u64 = 256 << 20;
+
+/// Rows of the games in one SGF text.
+fn rows_of_bytes(
+    source: &str,
+    input: &str,
+    path: &Path,
+    bytes: &[u8],
     analyser: &mut Analyser,
     options: &RunOptions,
-) -> (Vec<GameRow>, Duration, Duration) {
+    rows: &mut Vec<GameRow>,
+) {
+    read_games(
+        path,
+        bytes,
+        &mut Default::default(),
+        &mut |item| match item {
+            Item::Game {
+                index, sgf, bytes, ..
+            } => rows.push(match Game::from_sgf(sgf, bytes) {
+                Ok(game) => GameRow::analysed(
+                    source,
+                    input,
+                    index,
+                    &game,
+                    analyser,
+                    options.komi,
+                    options.include_unfinished,
+                ),
+                Err(reason) => GameRow::skipped(source, input, index, reason),
+            }),
+            Item::NoGame { .. } => {
+                rows.push(GameRow::skipped(source, input, 0, SkipReason::NoGame))
+            }
+            Item::Unreadable { .. } => {
+                rows.push(GameRow::skipped(source, input, 0, SkipReason::Unreadable))
+            }
+        },
+    );
+}
+
+/// What one input file gave: rows, members left aside, time spent.
+#[derive(Debug, Default)]
+struct FileRows {
+    rows: Vec<GameRow>,
+    /// Archive members or archives not read, with the reason.
+    not_read: Vec<(String, String)>,
+    read_time: Duration,
+    analyse_time: Duration,
+}
+
+/// Rows of one file (or of every SGF member of an archive, named
+/// `archive!/member`), and the time spent reading and analysing.
+fn rows_of_file(file: &InputFile, analyser: &mut Analyser, options: &RunOptions) -> FileRows {
     let source = file.path.display().to_string();
     let input = file.root.display().to_string();
-    let mut rows = Vec::new();
+    let mut out = FileRows::default();
     let t0 = Instant::now();
+    if let Some(kind) = ArchiveKind::of_path(&file.path) {
+        let mut rows = Vec::new();
+        let mut not_read = Vec::new();
+        let result = read_archive(
+            &file.path,
+            kind,
+            MAX_MEMBER_BYTES,
+            &mut |member| {
+                let name = format!("{source}!/{}", member.name);
+                rows_of_bytes(
+                    &name,
+                    &input,
+                    &file.path,
+                    &member.bytes,
+                    analyser,
+                    options,
+                    &mut rows,
+                );
+                std::ops::ControlFlow::Continue(())
+            },
+            &mut |name, reason| not_read.push((format!("{source}!/{name}"), reason.to_string())),
+        );
+        if let Err(e) = result {
+            // What was read before the damage stays; the archive itself gets
+            // a row saying it could not be read to the end.
+            rows.push(GameRow::skipped(&source, &input, 0, SkipReason::Unreadable));
+            not_read.push((source.clone(), e.to_string()));
+        }
+        out.rows = rows;
+        out.not_read = not_read;
+        out.analyse_time = t0.elapsed();
+        return out;
+    }
     let read = std::fs::read(&file.path);
-    let read_time = t0.elapsed();
+    out.read_time = t0.elapsed();
     match read {
-        Err(_) => rows.push(GameRow::skipped(&source, &input, 0, SkipReason::Unreadable)),
-        Ok(bytes) => read_games(
+        Err(e) => {
+            out.rows
+                .push(GameRow::skipped(&source, &input, 0, SkipReason::Unreadable));
+            out.not_read.push((source.clone(), e.to_string()));
+        }
+        Ok(bytes) => rows_of_bytes(
+            &source,
+            &input,
             &file.path,
             &bytes,
-            &mut Default::default(),
-            &mut |item| match item {
-                Item::Game {
-                    index, sgf, bytes, ..
-                } => rows.push(match Game::from_sgf(sgf, bytes) {
-                    Ok(game) => GameRow::analysed(
-                        &source,
-                        &input,
-                        index,
-                        &game,
-                        analyser,
-                        options.komi,
-                        options.include_unfinished,
-                    ),
-                    Err(reason) => GameRow::skipped(&source, &input, index, reason),
-                }),
-                Item::NoGame { .. } => {
-                    rows.push(GameRow::skipped(&source, &input, 0, SkipReason::NoGame))
-                }
-                Item::Unreadable { .. } => {
-                    rows.push(GameRow::skipped(&source, &input, 0, SkipReason::Unreadable))
-                }
-            },
+            analyser,
+            options,
+            &mut out.rows,
         ),
     }
-    (rows, read_time, t0.elapsed() - read_time)
+    out.analyse_time = t0.elapsed() - out.read_time;
+    out
 }
 
 /// Runs the analysis over `files`, writing parts, `summary.json` and
@@ -184,13 +257,14 @@ pub fn run(
     let bytes_total: u64 = files.iter().map(|f| f.len).sum();
     let mut bytes_done = 0;
     let mut files_done = 0;
+    let mut not_read = Vec::new();
     let (mut read_time, mut analyse_time, mut write_time) =
         (Duration::ZERO, Duration::ZERO, Duration::ZERO);
     for (n, chunk) in files.chunks(options.chunk_files.max(1)).enumerate() {
         if options.limit.is_some_and(|l| summary.games >= l) {
             break;
         }
-        let per_file: Vec<(Vec<GameRow>, Duration, Duration)> = pool.install(|| {
+        let per_file: Vec<FileRows> = pool.install(|| {
             chunk
                 .par_iter()
                 .map_init(Analyser::new, |analyser, file| {
@@ -200,10 +274,11 @@ pub fn run(
         });
         let t_write = Instant::now();
         let mut rows: Vec<GameRow> = Vec::new();
-        for (file_rows, read, analyse) in per_file {
-            read_time += read;
-            analyse_time += analyse;
-            rows.extend(file_rows);
+        for f in per_file {
+            read_time += f.read_time;
+            analyse_time += f.analyse_time;
+            rows.extend(f.rows);
+            not_read.extend(f.not_read);
         }
         let mut kept: Vec<GameRow> = Vec::with_capacity(rows.len());
         for mut row in rows {
@@ -251,6 +326,7 @@ pub fn run(
         read_time,
         analyse_time,
         write_time,
+        not_read,
         summary,
         parts,
         duplicates,

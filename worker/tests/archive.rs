@@ -173,7 +173,7 @@ fn long_game(seed: u64, moves: usize) -> Vec<u8> {
         let y = (b'a' + ((state >> 45) % 19) as u8) as char;
         let colour = if i % 2 == 0 { 'B' } else { 'W' };
         text.push_str(&format!(";{colour}[{x}{y}]"));
-        if (state >> 20) % 7 == 0 {
+        if (state >> 20).is_multiple_of(7) {
             text.push_str(&format!("C[{}]", state % 100_000));
         }
     }

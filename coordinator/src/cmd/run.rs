@@ -136,6 +136,15 @@ pub fn print_report(report: &RunReport, out: &std::path::Path) {
             "duplicates", report.duplicates
         );
     }
+    if !report.not_read.is_empty() {
+        println!(
+            "    not read: {} files or archive members:",
+            report.not_read.len()
+        );
+        for (name, reason) in report.not_read.iter().take(10) {
+            println!("      {name}: {reason}");
+        }
+    }
     for (reason, n) in &s.skip_reasons {
         println!("      skipped: {reason:<14} {n:>7}");
     }
