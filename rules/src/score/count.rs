@@ -170,13 +170,6 @@ impl Counter {
 
         self.cells.clear();
         self.cells.extend_from_slice(position.cells());
-        // Tromp-Taylor counts the board as it stands: a labelling of its own
-        // only when dead stones change it.
-        let removes = dead.iter().any(|&p| position.get(p).is_some());
-        if removes {
-            self.label(size);
-            counts.raw_area = self.area_of_labelled();
-        }
 
         self.states.clear();
         self.states.extend(position.cells().iter().map(|c| match c {
@@ -194,9 +187,7 @@ impl Counter {
             }
         }
         self.label(size);
-        if !removes {
-            counts.raw_area = self.area_of_labelled();
-        }
+        counts.raw_area = self.raw_area(position);
 
         for color in self.cells.iter().flatten() {
             counts.stones[*color] += 1;
@@ -465,90 +456,158 @@ impl Counter {
             }));
             self.nbr_size = Some(size);
         }
-        self.chain_of.clear();
-        self.chain_of.resize(n, NONE);
-        self.region_of.clear();
-        self.region_of.resize(n, NONE);
-        self.chains.clear();
-        self.regions.clear();
-        self.members.clear();
+        // Split borrows so the hot loops see plain slices.
+        let Counter {
+            cells,
+            nbr,
+            chain_of,
+            region_of,
+            chains,
+            regions,
+            members,
+            stack,
+            stamp,
+            generation,
+            ..
+        } = self;
+        let cells = &cells[..n];
+        let nbr = &nbr[..n];
+        chain_of.clear();
+        chain_of.resize(n, NONE);
+        region_of.clear();
+        region_of.resize(n, NONE);
+        chains.clear();
+        regions.clear();
+        members.clear();
         for i in 0..n {
-            let is_chain = self.cells[i].is_some();
-            let already = if is_chain {
-                self.chain_of[i]
-            } else {
-                self.region_of[i]
-            };
-            if already != NONE {
-                continue;
-            }
-            let color = self.cells[i];
-            let id = if is_chain {
-                self.chains.len()
-            } else {
-                self.regions.len()
-            } as u16;
-            let start = self.members.len() as u32;
-            self.stack.clear();
-            self.stack.push(i as u16);
-            if is_chain {
-                self.chain_of[i] = id;
-            } else {
-                self.region_of[i] = id;
-            }
+            let color = cells[i];
+            let start = members.len() as u32;
             let mut extra = 0u32;
-            self.generation += 1;
-            while let Some(p) = self.stack.pop() {
-                let p = p as usize;
-                self.members.push(p as u16);
-                for q in self.nbr[p] {
-                    if q == NONE {
-                        continue;
-                    }
-                    let q = q as usize;
-                    let cq = self.cells[q];
-                    if cq == color {
-                        let slot = if is_chain {
-                            &mut self.chain_of[q]
-                        } else {
-                            &mut self.region_of[q]
-                        };
-                        if *slot == NONE {
-                            *slot = id;
-                            self.stack.push(q as u16);
+            stack.clear();
+            stack.push(i as u16);
+            if color.is_some() {
+                if chain_of[i] != NONE {
+                    continue;
+                }
+                let id = chains.len() as u16;
+                chain_of[i] = id;
+                *generation += 1;
+                let gen = *generation;
+                while let Some(p) = stack.pop() {
+                    members.push(p);
+                    for q in nbr[p as usize] {
+                        if q == NONE {
+                            continue;
                         }
-                    } else if is_chain {
-                        if cq.is_none() && self.stamp[q] != self.generation {
-                            self.stamp[q] = self.generation;
+                        let qi = q as usize;
+                        let cq = cells[qi];
+                        if cq == color {
+                            if chain_of[qi] == NONE {
+                                chain_of[qi] = id;
+                                stack.push(q);
+                            }
+                        } else if cq.is_none() && stamp[qi] != gen {
+                            stamp[qi] = gen;
                             extra += 1;
                         }
-                    } else if let Some(c) = cq {
-                        extra |= 1 << c.index();
                     }
                 }
-            }
-            let group = Group {
-                color,
-                start,
-                len: self.members.len() as u32 - start,
-                extra,
-            };
-            if is_chain {
-                self.chains.push(group);
+                chains.push(Group {
+                    color,
+                    start,
+                    len: members.len() as u32 - start,
+                    extra,
+                });
             } else {
-                self.regions.push(group);
+                if region_of[i] != NONE {
+                    continue;
+                }
+                let id = regions.len() as u16;
+                region_of[i] = id;
+                while let Some(p) = stack.pop() {
+                    members.push(p);
+                    for q in nbr[p as usize] {
+                        if q == NONE {
+                            continue;
+                        }
+                        let qi = q as usize;
+                        match cells[qi] {
+                            None => {
+                                if region_of[qi] == NONE {
+                                    region_of[qi] = id;
+                                    stack.push(q);
+                                }
+                            }
+                            Some(c) => extra |= 1 << c.index(),
+                        }
+                    }
+                }
+                regions.push(Group {
+                    color,
+                    start,
+                    len: members.len() as u32 - start,
+                    extra,
+                });
             }
         }
     }
 
-    fn area_of_labelled(&self) -> ByColor<u32> {
+    /// Tromp-Taylor's area: the board as it stands, dead stones included.
+    /// Only the regions of the counted position that hold a removed stone
+    /// differ on the raw board; those are flooded again over the raw cells,
+    /// the rest keep their counted owner.
+    fn raw_area(&mut self, position: &Position) -> ByColor<u32> {
+        let raw = position.cells();
         let mut area = ByColor::default();
-        for chain in &self.chains {
-            area[chain.color.expect("chains have a colour")] += chain.len;
+        for c in raw.iter().flatten() {
+            area[*c] += 1;
         }
-        for region in &self.regions {
-            if let Some(owner) = region.owner() {
-                area[owner] += region.len;
+        self.generation += 1;
+        let gen = self.generation;
+        for r in 0..self.regions.len() {
+            let region = self.regions[r];
+            let members = region.start as usize..(region.start + region.len) as usize;
+            let holds_dead = self.members[members.clone()]
+                .iter()
+                .any(|&p| raw[p as usize].is_some());
+            if !holds_dead {
+                if let Some(owner) = region.owner() {
+                    area[owner] += region.len;
+                }
+                continue;
+            }
+            // Raw empty sub-regions of this region: flood within raw empties.
+            for k in members {
+                let start = self.members[k] as usize;
+                if raw[start].is_some() || self.stamp[start] == gen {
+                    continue;
+                }
+                self.stamp[start] = gen;
+                self.stack.clear();
+                self.stack.push(start as u16);
+                let (mut size, mut mask) = (0u32, 0u32);
+                while let Some(p) = self.stack.pop() {
+                    size += 1;
+                    for q in self.nbr[p as usize] {
+                        if q == NONE {
+                            continue;
+                        }
+                        match raw[q as usize] {
+                            None => {
+                                if self.stamp[q as usize] != gen {
+                                    self.stamp[q as usize] = gen;
+                                    self.stack.push(q);
+                                }
+                            }
+                            Some(c) => mask |= 1 << c.index(),
+                        }
+                    }
+                }
+                match mask {
+                    1 => area.black += size,
+                    2 => area.white += size,
+                    _ => {}
+                }
             }
         }
         area
