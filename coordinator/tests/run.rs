@@ -31,6 +31,16 @@ fn run(args: &[&str]) -> std::process::Output {
     out
 }
 
+/// Runs verdict expecting it to refuse (exit 2); returns what it said.
+fn refused(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_verdict"))
+        .args(args)
+        .output()
+        .expect("running verdict");
+    assert_eq!(out.status.code(), Some(2), "{args:?} should be refused");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
 fn read_rows(dir: &Path) -> Vec<RecordBatch> {
     let mut parts: Vec<_> = std::fs::read_dir(dir.join("games"))
         .unwrap()
@@ -249,19 +259,15 @@ fn a_komi_sweep_adds_one_summary_row_per_komi() {
     };
     assert!(at("0.5") >= 1);
     assert_eq!(at("6.5"), 0);
-    let bad = Command::new(env!("CARGO_BIN_EXE_verdict"))
-        .args([
-            "run",
-            data().to_str().unwrap(),
-            "--out",
-            dir.to_str().unwrap(),
-            "--komi",
-            "8:5:1",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(bad.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&bad.stderr).contains("start <= end"));
+    assert!(refused(&[
+        "run",
+        data().to_str().unwrap(),
+        "--out",
+        dir.to_str().unwrap(),
+        "--komi",
+        "8:5:1",
+    ])
+    .contains("start <= end"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -293,19 +299,15 @@ fn rules_limit_the_verdicts_and_comparisons() {
             "unselected rule sets are blank"
         );
     }
-    let bad = Command::new(env!("CARGO_BIN_EXE_verdict"))
-        .args([
-            "run",
-            data().to_str().unwrap(),
-            "--out",
-            dir.to_str().unwrap(),
-            "--rules",
-            "jpd_c",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(bad.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&bad.stderr).contains("choose from jpd_a"));
+    assert!(refused(&[
+        "run",
+        data().to_str().unwrap(),
+        "--out",
+        dir.to_str().unwrap(),
+        "--rules",
+        "jpd_c",
+    ])
+    .contains("choose from jpd_a"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
