@@ -187,7 +187,7 @@ impl Counter {
             }
         }
         self.label(size);
-        counts.raw_area = self.raw_area(position);
+        counts.raw_area = self.raw_area(position, dead);
 
         for color in self.cells.iter().flatten() {
             counts.stones[*color] += 1;
@@ -246,8 +246,11 @@ impl Counter {
                 self.regions[r as usize].owner()
             }
         }));
+        let candidates = self.fill_candidates();
         for color in Color::ALL {
-            counts.fills[color] = self.fills(size, color);
+            if candidates[color] {
+                counts.fills[color] = self.fills(size, color);
+            }
         }
         self.weak_units_in_seki(size, &in_seki, &mut counts);
         counts
@@ -556,28 +559,37 @@ impl Counter {
     /// Only the regions of the counted position that hold a removed stone
     /// differ on the raw board; those are flooded again over the raw cells,
     /// the rest keep their counted owner.
-    fn raw_area(&mut self, position: &Position) -> ByColor<u32> {
+    fn raw_area(&mut self, position: &Position, dead: &[Point]) -> ByColor<u32> {
         let raw = position.cells();
         let mut area = ByColor::default();
         for c in raw.iter().flatten() {
             area[*c] += 1;
         }
+        // Regions holding a removed stone, marked by generation.
+        self.generation += 1;
+        let marked = self.generation;
+        for &p in dead {
+            if position.get(p).is_some() {
+                let r = self.region_of[position.index(p)];
+                if r != NONE {
+                    self.stamp[self.members[self.regions[r as usize].start as usize] as usize] =
+                        marked;
+                }
+            }
+        }
         self.generation += 1;
         let gen = self.generation;
         for r in 0..self.regions.len() {
             let region = self.regions[r];
-            let members = region.start as usize..(region.start + region.len) as usize;
-            let holds_dead = self.members[members.clone()]
-                .iter()
-                .any(|&p| raw[p as usize].is_some());
-            if !holds_dead {
+            let first = self.members[region.start as usize] as usize;
+            if self.stamp[first] != marked {
                 if let Some(owner) = region.owner() {
                     area[owner] += region.len;
                 }
                 continue;
             }
             // Raw empty sub-regions of this region: flood within raw empties.
-            for k in members {
+            for k in region.start as usize..(region.start + region.len) as usize {
                 let start = self.members[k] as usize;
                 if raw[start].is_some() || self.stamp[start] == gen {
                     continue;
@@ -765,9 +777,6 @@ impl Counter {
     /// Played out on an incremental [`Board`] so that each stone costs a few
     /// liberty lookups, not a relabelling of the whole position.
     fn fills(&mut self, size: crate::BoardSize, color: Color) -> u32 {
-        if !self.any_fill_candidate(color) {
-            return 0;
-        }
         let n = size.points();
         let w = size.width() as usize;
         let at = |i: usize| Point::new((i % w) as u8, (i / w) as u8).expect("on the board");
@@ -923,18 +932,20 @@ impl Counter {
         distinct >= 2
     }
 
-    /// Whether any chain of `color` has exactly one liberty inside its own
-    /// territory. If none has, no fill can ever be needed: filling dame never
+    /// For each colour, whether any of its chains has exactly one liberty
+    /// inside its own territory. If none has, no fill can ever be needed: filling dame never
     /// takes a territory liberty away, and joining chains only unites their
     /// territory liberties, so a chain with none or with two or more never
     /// comes down to one liberty that lies in its own territory. Such a chain
     /// also needs a dame beside it (or to be in atari already): its other
     /// liberties are then seki liberties, which nobody fills. This keeps the
     /// dame simulation off almost every game.
-    fn any_fill_candidate(&mut self, color: Color) -> bool {
+    fn fill_candidates(&mut self) -> ByColor<bool> {
+        let mut any = ByColor::new(false, false);
         for c in 0..self.chains.len() {
             let chain = self.chains[c];
-            if chain.color != Some(color) {
+            let color = chain.color.expect("chains have a colour");
+            if any[color] {
                 continue;
             }
             self.generation += 1;
@@ -956,10 +967,10 @@ impl Counter {
             }
             // In atari already, or a dame the opponent may fill next to it.
             if own == 1 && (all == 1 || dame > 0) {
-                return true;
+                any[color] = true;
             }
         }
-        false
+        any
     }
 }
 
