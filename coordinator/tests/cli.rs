@@ -181,3 +181,38 @@ fn the_real_corpora_replay_without_a_panic() {
         v["replayed"].as_u64().unwrap() + v["skipped"].as_u64().unwrap()
     );
 }
+
+#[test]
+fn replay_and_check_read_archives_like_folders() {
+    let dir = std::env::temp_dir().join(format!("verdict-cli-archive-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let data = data();
+    let tgz = dir.join("data.tar.gz");
+    let ok = Command::new("tar")
+        .args([
+            "czf",
+            tgz.to_str().unwrap(),
+            "-C",
+            data.parent().unwrap().to_str().unwrap(),
+            "data",
+        ])
+        .status()
+        .expect("tar");
+    assert!(ok.success());
+    let folder = json(&verdict(&["replay", data.to_str().unwrap(), "--json"]));
+    let archive = json(&verdict(&["replay", tgz.to_str().unwrap(), "--json"]));
+    for key in [
+        "games",
+        "replayed",
+        "skipped",
+        "problems",
+        "skip_reasons",
+        "moves",
+    ] {
+        assert_eq!(folder[key], archive[key], "{key}");
+    }
+    let check = json(&verdict(&["check", tgz.to_str().unwrap(), "--json"]));
+    assert_eq!(check["agrees"], 1);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

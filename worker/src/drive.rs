@@ -65,6 +65,37 @@ where
             .fold(
                 || (T::default(), state()),
                 |(mut tally, mut st), file| {
+                    if let Some(kind) = crate::archive::ArchiveKind::of_path(&file.path) {
+                        // Every SGF member of an archive, streamed; damage
+                        // ends the archive as an unreadable item.
+                        let result = crate::archive::read_archive(
+                            &file.path,
+                            kind,
+                            crate::run::MAX_MEMBER_BYTES,
+                            &mut |member| {
+                                read_games(
+                                    &file.path,
+                                    &member.bytes,
+                                    &mut SgfGame::default(),
+                                    &mut |item| visit(&mut st, &mut tally, item),
+                                );
+                                std::ops::ControlFlow::Continue(())
+                            },
+                            &mut |_, _| {},
+                        );
+                        if let Err(e) = result {
+                            let error = std::io::Error::other(e.to_string());
+                            visit(
+                                &mut st,
+                                &mut tally,
+                                Item::Unreadable {
+                                    file: &file.path,
+                                    error,
+                                },
+                            );
+                        }
+                        return (tally, st);
+                    }
                     match std::fs::read(&file.path) {
                         // One tree buffer per file: it borrows the file's bytes.
                         Ok(bytes) => {

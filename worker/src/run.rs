@@ -107,7 +107,7 @@ pub struct RunReport {
 
 /// Members larger than this inside an archive are listed as skipped, not
 /// loaded: no real SGF collection comes near it.
-const MAX_MEMBER_BYTES: u64 = 256 << 20;
+pub const MAX_MEMBER_BYTES: u64 = 256 << 20;
 
 /// Rows of the games in one SGF text.
 fn rows_of_bytes(
