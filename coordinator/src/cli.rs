@@ -8,12 +8,17 @@ use clap::{Args, Parser, Subcommand};
 /// verdict replays Go game records and scores every game under many rule sets,
 /// to measure how often the rules change the winner.
 ///
-/// Inputs are SGF files, collection files (many games in one file) and
-/// directories, searched recursively for `*.sgf`. Damaged records are read as
+/// Inputs are SGF files, collection files (many games in one file),
+/// directories searched recursively for `*.sgf`, and archives of them. Damaged records are read as
 /// far as they go: every game is counted, as replayed or as skipped with a
 /// reason, and one bad file never stops a run.
 #[derive(Debug, Parser)]
-#[command(name = "verdict", version, propagate_version = true)]
+#[command(
+    name = "verdict",
+    version,
+    propagate_version = true,
+    after_help = "Start with `verdict demo` (no data needed), then `verdict run YOUR_CORPUS --out RESULTS`.\nEvery command explains itself: `verdict help run`."
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -124,7 +129,8 @@ pub struct SynthArgs {
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// SGF files, collection files or directories (searched recursively).
+    /// SGF files, collection files, directories (searched recursively) or
+    /// archives (.zip, .tar, .tar.gz/.tgz, .tar.bz2, .tar.zst, read as streams).
     #[arg(required = true, value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
     /// Output folder (created; its old parts are replaced).
@@ -163,7 +169,8 @@ pub struct RunArgs {
 
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// SGF files, collection files or directories (searched recursively).
+    /// SGF files, collection files, directories (searched recursively) or
+    /// archives (.zip, .tar, .tar.gz/.tgz, .tar.bz2, .tar.zst, read as streams).
     #[arg(required = true, value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
     /// Only games whose final node marks territory with TB/TW.
@@ -194,7 +201,8 @@ pub struct ScoreArgs {
 
 #[derive(Debug, Args)]
 pub struct ReplayArgs {
-    /// SGF files, collection files or directories (searched recursively).
+    /// SGF files, collection files, directories (searched recursively) or
+    /// archives (.zip, .tar, .tar.gz/.tgz, .tar.bz2, .tar.zst, read as streams).
     #[arg(required = true, value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
     #[command(flatten)]
