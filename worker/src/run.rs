@@ -99,7 +99,8 @@ pub struct RunReport {
     pub read_time: Duration,
     /// Thread time spent reading SGF, replaying, scoring and building rows.
     pub analyse_time: Duration,
-    /// Time spent writing Parquet and adding up the summary (one thread).
+    /// Time spent writing Parquet (on its own thread, overlapping the
+    /// analysis) and adding up the summary.
     pub write_time: Duration,
     /// Archive members and files that were not read, with the reason.
     pub not_read: Vec<(String, String)>,
@@ -248,7 +249,24 @@ pub fn run(
         .num_threads(options.threads)
         .build()
         .expect("building a thread pool");
-    let cols = columns();
+    // Parts are written on a thread of their own, one chunk behind the
+    // analysis, so encoding Parquet overlaps analysing the next chunk.
+    let (to_writer, parts_in) = std::sync::mpsc::sync_channel::<(PathBuf, Vec<GameRow>)>(1);
+    let writer = std::thread::spawn(move || -> Result<Duration, WriteError> {
+        let cols = columns();
+        let mut busy = Duration::ZERO;
+        for (path, rows) in parts_in {
+            let t = Instant::now();
+            write_table(
+                &path,
+                &cols,
+                rows.iter().map(GameRow::cells),
+                SCHEMA_VERSION,
+            )?;
+            busy += t.elapsed();
+        }
+        Ok(busy)
+    });
     let mut summary = Summary::new(options.all_pairs, &options.rules);
     summary.sweep = options.komi_sweep.clone();
     let mut seen: HashSet<String> = HashSet::new();
@@ -299,13 +317,11 @@ pub fn run(
         }
         if !kept.is_empty() {
             let path = games_dir.join(format!("part-{n:05}.parquet"));
-            write_table(
-                &path,
-                &cols,
-                kept.iter().map(GameRow::cells),
-                SCHEMA_VERSION,
-            )?;
-            parts.push(path);
+            parts.push(path.clone());
+            if to_writer.send((path, kept)).is_err() {
+                // The writer stopped on an error: report it.
+                break;
+            }
         }
         write_time += t_write.elapsed();
         files_done += chunk.len();
@@ -319,6 +335,10 @@ pub fn run(
             elapsed: start.elapsed(),
         });
     }
+    drop(to_writer);
+    write_time += writer
+        .join()
+        .expect("the Parquet writer thread does not panic")?;
     let t_write = Instant::now();
     write_summary(&options.out, &summary)?;
     write_time += t_write.elapsed();
