@@ -12,6 +12,7 @@ pub mod analyse;
 pub mod board;
 pub mod game;
 pub mod info;
+pub mod life;
 pub mod replay;
 pub mod score;
 pub mod sgf;

@@ -10,6 +10,7 @@ mod count;
 mod position;
 
 pub use count::{Counter, Counts, PointState};
+pub(crate) use position::neighbours;
 pub use position::{DiagramError, Position};
 
 use crate::{ByColor, Color};
