@@ -86,6 +86,9 @@ pub struct Counter {
     generation: u32,
     seki_liberty: Vec<bool>,
     parent: Vec<u16>,
+    /// (owned region, chain) for every chain touching an owned region,
+    /// sorted and distinct: how living units are joined, found once.
+    region_chains: Vec<(u16, u16)>,
     states: Vec<PointState>,
     stack: Vec<u16>,
     /// Per point: the colour whose territory it is in the counted position.
@@ -142,6 +145,7 @@ impl Counter {
             generation: 0,
             seki_liberty: Vec::with_capacity(MAX_POINTS),
             parent: Vec::new(),
+            region_chains: Vec::new(),
             states: Vec::with_capacity(MAX_POINTS),
             stack: Vec::with_capacity(MAX_POINTS),
             own: Vec::with_capacity(MAX_POINTS),
@@ -235,7 +239,8 @@ impl Counter {
                 counts.seki_stones[chain.color.expect("chains have a colour")] += chain.len;
             }
         }
-        self.units(size, &in_seki, &mut counts);
+        self.link_owned_regions();
+        self.units(size, &mut counts);
         self.mark_states(&in_seki, &mut counts);
         self.own.clear();
         self.own.extend((0..n).map(|i| {
@@ -301,26 +306,15 @@ impl Counter {
         let n = size.points();
         self.parent.clear();
         self.parent.extend(0..nc as u16);
-        // An owned region joins every chain around it.
-        for r in 0..self.regions.len() {
-            let region = self.regions[r];
-            if region.owner().is_none() {
-                continue;
-            }
-            let mut first = NONE;
-            for k in region.start..region.start + region.len {
-                let p = self.members[k as usize] as usize;
-                for j in self.nb(p) {
-                    let c = self.chain_of[j];
-                    if c == NONE {
-                        continue;
-                    }
-                    if first == NONE {
-                        first = c;
-                    } else {
-                        union(&mut self.parent, first, c);
-                    }
-                }
+        // An owned region joins every chain around it; `any_chain` keeps one
+        // of them to find the region's unit by.
+        let mut any_chain = vec![NONE; self.regions.len()];
+        for &(r, c) in &self.region_chains {
+            let first = &mut any_chain[r as usize];
+            if *first == NONE {
+                *first = c;
+            } else {
+                union(&mut self.parent, *first, c);
             }
         }
         // A dame point joins the chains of one colour around it: filling it
@@ -351,7 +345,6 @@ impl Counter {
         }
         // Eye value per unit root.
         let mut eyes = vec![0u32; nc];
-        let mut any_chain = vec![NONE; self.regions.len()];
         #[allow(clippy::needless_range_loop)] // `r` also indexes self.regions
         for r in 0..self.regions.len() {
             let region = self.regions[r];
@@ -366,11 +359,6 @@ impl Counter {
                     PointState::Territory(_) | PointState::Dead(_)
                 ) {
                     counted = true;
-                }
-                if any_chain[r] == NONE {
-                    if let Some(c) = self.nb(p).map(|j| self.chain_of[j]).find(|&c| c != NONE) {
-                        any_chain[r] = c;
-                    }
                 }
             }
             if counted && any_chain[r] != NONE {
@@ -668,27 +656,45 @@ impl Counter {
         false
     }
 
-    /// Living units (chains joined through the regions they own) and their
-    /// basic eyes `b(u) = min(t(u), max(0, 2 - s(u)))`.
-    fn units(&mut self, size: crate::BoardSize, _in_seki: &[bool], counts: &mut Counts) {
-        let nc = self.chains.len();
-        let nr = self.regions.len();
-        self.parent.clear();
-        self.parent.extend(0..(nc + nr) as u16);
-        for r in 0..nr {
+    /// Records which chains touch each owned region, once per count.
+    fn link_owned_regions(&mut self) {
+        self.region_chains.clear();
+        for r in 0..self.regions.len() {
             let region = self.regions[r];
             if region.owner().is_none() {
                 continue;
             }
+            let from = self.region_chains.len();
             for k in region.start..region.start + region.len {
                 let p = self.members[k as usize] as usize;
-                for q in self.nb(p) {
-                    let c = self.chain_of[q];
+                for j in self.nb(p) {
+                    let c = self.chain_of[j];
                     if c != NONE {
-                        union(&mut self.parent, c, (nc + r) as u16);
+                        self.region_chains.push((r as u16, c));
                     }
                 }
             }
+            self.region_chains[from..].sort_unstable();
+            let mut kept = from;
+            for i in from..self.region_chains.len() {
+                if i == from || self.region_chains[i] != self.region_chains[kept - 1] {
+                    self.region_chains[kept] = self.region_chains[i];
+                    kept += 1;
+                }
+            }
+            self.region_chains.truncate(kept);
+        }
+    }
+
+    /// Living units (chains joined through the regions they own) and their
+    /// basic eyes `b(u) = min(t(u), max(0, 2 - s(u)))`.
+    fn units(&mut self, size: crate::BoardSize, counts: &mut Counts) {
+        let nc = self.chains.len();
+        let nr = self.regions.len();
+        self.parent.clear();
+        self.parent.extend(0..(nc + nr) as u16);
+        for &(r, c) in &self.region_chains {
+            union(&mut self.parent, c, nc as u16 + r);
         }
         // Per unit root: owned points t, seki liberties s (distinct).
         let mut t = vec![0u32; nc + nr];
