@@ -15,6 +15,7 @@ pub mod info;
 pub mod life;
 pub mod replay;
 pub mod score;
+pub mod settle;
 pub mod sgf;
 pub mod text;
 

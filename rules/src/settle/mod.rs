@@ -1,0 +1,247 @@
+//! Settling a final position without marks: which stones are dead.
+//!
+//! Most records end with two passes (or a resignation) and say nothing about
+//! which stones are dead; counting needs that answer first (RULES.md section
+//! 3). The settler decides it in layers, surest first, and says for every
+//! chain which layer decided it and how sure it is:
+//!
+//! 1. [`Layer::Benson`]: unconditional life ([`crate::life`]). Pass-alive
+//!    chains are alive and stones inside the other colour's unconditional
+//!    territory are dead, whatever anyone plays. Confidence 1.
+//! 2. [`Layer::Static`]: eyes and enclosures ([`statics`]). A group with two
+//!    eyes of empty points lives (confidence 0.95). The layer also makes a
+//!    guess for every other chain: stones that cannot make two eyes inside
+//!    an area enclosed by living groups of the other colour are dead, weak
+//!    groups sharing liberties are in seki.
+//! 3. [`Layer::Playouts`]: the position is played to the end many times by
+//!    two careful random players ([`playout`]: no eye filling, no
+//!    self-atari of big chains, so seki survives; captures and escapes from
+//!    atari first), and a chain whose point ends up the opponent's in most
+//!    playouts is dead. Confidence is how lopsided the playouts were; when
+//!    they are close to even, the static guess decides instead (layer
+//!    Static, confidence 0.5).
+//! 4. [`Layer::RecordResult`]: when the record has a numeric result and its
+//!    rules are known, the result picks between statuses the layers above
+//!    left open (the caller does this, see [`crate::analyse`]).
+//!
+//! There is no tactical search (capturing races, ko fights) yet: a large
+//! group in a capturing race is what the layers above get wrong most often.
+//! The answer depends only on the position: the playouts' generator is
+//! seeded from it.
+
+mod playout;
+mod shape;
+mod statics;
+#[cfg(test)]
+mod tests;
+
+use crate::life::PassAlive;
+use crate::score::Position;
+use crate::{Color, Point};
+
+use playout::Playouts;
+use statics::{StaticFate, Statics};
+
+/// What became of a chain.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Status {
+    /// Stays on the board and counts.
+    Alive,
+    /// Removed before counting: the opponent could capture it.
+    Dead,
+    /// Alive without two eyes, sharing liberties with another such group.
+    Seki,
+}
+
+impl Status {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Status::Alive => "alive",
+            Status::Dead => "dead",
+            Status::Seki => "seki",
+        }
+    }
+}
+
+/// Which layer of the settler decided a chain.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Layer {
+    Benson,
+    Static,
+    Playouts,
+    RecordResult,
+}
+
+impl Layer {
+    pub const ALL: [Layer; 4] = [
+        Layer::Benson,
+        Layer::Static,
+        Layer::Playouts,
+        Layer::RecordResult,
+    ];
+
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Layer::Benson => "benson",
+            Layer::Static => "static",
+            Layer::Playouts => "playouts",
+            Layer::RecordResult => "record_result",
+        }
+    }
+}
+
+/// One chain's fate.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct ChainFate {
+    /// The chain's first stone, row by row from the top.
+    pub anchor: Point,
+    pub color: Color,
+    pub stones: u32,
+    pub status: Status,
+    pub layer: Layer,
+    /// How sure the layer is, from 0 to 1 (1: proven).
+    pub confidence: f32,
+}
+
+/// What the settler concluded about a position.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Settlement {
+    /// Dead stones, row by row from the top.
+    pub dead: Vec<Point>,
+    /// Every chain of the position, in the order of their anchors.
+    pub chains: Vec<ChainFate>,
+}
+
+impl Settlement {
+    /// The least sure decision (1 on an empty board).
+    pub fn confidence(&self) -> f32 {
+        self.chains.iter().map(|c| c.confidence).fold(1.0, f32::min)
+    }
+
+    /// The most expensive layer that decided anything (Benson on an empty board).
+    pub fn deepest_layer(&self) -> Layer {
+        self.chains
+            .iter()
+            .map(|c| c.layer)
+            .max()
+            .unwrap_or(Layer::Benson)
+    }
+
+    /// Stones decided by each layer.
+    pub fn stones_by_layer(&self) -> [u32; 4] {
+        let mut out = [0; 4];
+        for c in &self.chains {
+            out[c.layer as usize] += c.stones;
+        }
+        out
+    }
+
+    /// Chains that are undecided enough for a record's result to pick their
+    /// status: neither proven nor clearly settled by the playouts.
+    pub fn open_chains(&self) -> impl Iterator<Item = &ChainFate> {
+        self.chains.iter().filter(|c| c.confidence < OPEN_BELOW)
+    }
+}
+
+/// Decisions less sure than this are open to the record's result.
+pub const OPEN_BELOW: f32 = 0.6;
+
+/// Playouts are run in rounds of this many; a second round is run only when
+/// some chain is still close to even.
+const PLAYOUT_ROUND: u32 = 64;
+
+/// Playouts closer to even than this (share lost within 0.5 +- it) do not
+/// decide: the static layer's guess does.
+const EVEN_BAND: f32 = 0.1;
+
+/// Reusable scratch space for settling: build one per thread and reuse it;
+/// after the first position of the largest size it does not allocate.
+#[derive(Debug, Default)]
+pub struct Settler {
+    statics: Statics,
+    playouts: Playouts,
+    fates: Vec<StaticFate>,
+}
+
+impl Settler {
+    pub fn new() -> Settler {
+        Settler::default()
+    }
+
+    /// Settles `position`, writing the dead stones and every chain's fate
+    /// into `out` (cleared first).
+    pub fn settle(&mut self, position: &Position, out: &mut Settlement) {
+        out.dead.clear();
+        out.chains.clear();
+        let benson = PassAlive::of(position);
+        self.statics.analyse(position, &benson);
+        let m = self.statics.chain_count();
+        self.fates.clear();
+        self.fates.extend((0..m).map(|c| self.statics.fate(c)));
+        let open = |f: &StaticFate| matches!(f, StaticFate::Likely(_));
+        if self.fates.iter().any(open) {
+            let statics = &self.statics;
+            self.playouts.start(
+                position,
+                (0..m).map(|c| {
+                    let (color, stones) = statics.chain(c);
+                    (stones[0] as usize, color)
+                }),
+            );
+            self.playouts.run(PLAYOUT_ROUND);
+            let close = (0..m)
+                .any(|c| open(&self.fates[c]) && (self.playouts.lost_share(c) - 0.5).abs() < 0.25);
+            if close {
+                self.playouts.run(PLAYOUT_ROUND);
+            }
+        }
+        let w = position.size().width() as usize;
+        for c in 0..m {
+            let (color, stones) = self.statics.chain(c);
+            let (status, layer, confidence) = match self.fates[c] {
+                StaticFate::Proven(status) => (status, Layer::Benson, 1.0),
+                StaticFate::Likely(guess) => {
+                    let lost = self.playouts.lost_share(c);
+                    if (lost - 0.5).abs() < EVEN_BAND {
+                        (guess, Layer::Static, 0.5)
+                    } else if lost > 0.5 {
+                        (Status::Dead, Layer::Playouts, 2.0 * lost - 1.0)
+                    } else {
+                        // Alive; in seki when the static layer saw one.
+                        let status = if guess == Status::Seki {
+                            Status::Seki
+                        } else {
+                            Status::Alive
+                        };
+                        (status, Layer::Playouts, 1.0 - 2.0 * lost)
+                    }
+                }
+            };
+            out.chains.push(ChainFate {
+                anchor: point_of(stones[0] as usize, w),
+                color,
+                stones: stones.len() as u32,
+                status,
+                layer,
+                confidence,
+            });
+            if status == Status::Dead {
+                out.dead
+                    .extend(stones.iter().map(|&p| point_of(p as usize, w)));
+            }
+        }
+        out.dead.sort_unstable_by_key(|p| (p.y(), p.x()));
+    }
+}
+
+fn point_of(i: usize, width: usize) -> Point {
+    Point::new((i % width) as u8, (i / width) as u8).expect("index is on the board")
+}
+
+/// Settles `position` with a fresh [`Settler`] (build one and reuse it for
+/// many positions instead: after the first it does not allocate).
+pub fn settle(position: &Position) -> Settlement {
+    let mut out = Settlement::default();
+    Settler::new().settle(position, &mut out);
+    out
+}
