@@ -9,7 +9,8 @@
 //! - [`drive`] pushes every game of those files into a visitor on every core.
 //! - [`replay`] replays every game and adds up what it saw
 //!   ([`replay::ReplayStats`]); [`check`] scores every game and compares
-//!   the record's own result ([`check::CheckStats`]).
+//!   the record's own result ([`check::CheckStats`]); [`eval`] measures the
+//!   dead-stone settler against players' marks (and GNU Go).
 //!
 //! One bad file never stops a run: unreadable files and unreadable games are
 //! counted with a reason, like ripgrep reports a file and carries on.
@@ -18,6 +19,7 @@
 pub mod archive;
 pub mod check;
 pub mod drive;
+pub mod eval;
 pub mod inputs;
 pub mod parquet_out;
 pub mod replay;

@@ -6,6 +6,7 @@ use crate::cli::{Cli, Command};
 
 mod check;
 mod demo;
+mod eval;
 mod replay;
 mod run;
 mod score;
@@ -19,5 +20,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Run(args) => run::run(args),
         Command::Demo(args) => demo::run(args),
         Command::Synth(args) => synth::run(args),
+        Command::Eval(crate::cli::EvalCommand::Deadstones(args)) => eval::deadstones(args),
     }
 }

@@ -1,0 +1,99 @@
+//! `verdict eval deadstones`: the settler against players' marks, and GNU Go.
+
+use std::process::ExitCode;
+
+use anyhow::{bail, Context};
+use verdict_worker::eval::{self, Score};
+use verdict_worker::inputs;
+
+use crate::cli::DeadstonesArgs;
+
+pub fn deadstones(args: DeadstonesArgs) -> anyhow::Result<ExitCode> {
+    let found = inputs::discover(&args.inputs);
+    if found.files.is_empty() {
+        bail!("no SGF files found in the given inputs: give .sgf files, collection files or directories holding them");
+    }
+    let cases = eval::collect(&found.files, args.common.threads);
+    if cases.is_empty() {
+        bail!("none of the {} files holds a game with TB/TW territory marks on its final node: nothing to compare with", found.files.len());
+    }
+    let ours = eval::settle_all(&cases);
+    let verdict_score = eval::score(&cases, &ours);
+    let gnugo_score = if args.gnugo {
+        let threads = if args.common.threads == 0 {
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        } else {
+            args.common.threads
+        };
+        let outcomes = eval::gnugo_all(&cases, &args.gnugo_bin, threads)
+            .context("running GNU Go beside verdict")?;
+        Some(eval::score(&cases, &outcomes))
+    } else {
+        None
+    };
+    if args.common.json {
+        let mut out = verdict_score.to_json();
+        if let Some(g) = &gnugo_score {
+            out["gnugo"] = g.to_json();
+        }
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    } else {
+        print_table(&verdict_score, gnugo_score.as_ref());
+        let mut shown = 0;
+        for (case, out) in cases.iter().zip(&ours) {
+            if shown >= args.show_misses {
+                break;
+            }
+            let mut a = case.marked.clone();
+            let mut b = out.dead.clone();
+            a.sort_unstable_by_key(|p| (p.y(), p.x()));
+            b.sort_unstable_by_key(|p| (p.y(), p.x()));
+            if a != b {
+                shown += 1;
+                println!(
+                    "\n{}  (marks: {} dead, verdict: {} dead)",
+                    eval::case_name(case),
+                    a.len(),
+                    b.len()
+                );
+                print!("{}", eval::diagram(case, &out.dead));
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_table(ours: &Score, gnugo: Option<&Score>) {
+    println!();
+    print!("  {:<22} {:>10}", "", "verdict");
+    if gnugo.is_some() {
+        print!(" {:>10}", "GNU Go");
+    }
+    println!();
+    type Cell = fn(&Score) -> String;
+    let rows: [(&str, Cell); 8] = [
+        ("games", |s| s.games.to_string()),
+        ("exact", |s| s.exact.to_string()),
+        ("exact rate", |s| format!("{:.2}%", 100.0 * s.exact_rate())),
+        ("stone precision", |s| format!("{:.4}", s.precision())),
+        ("stone recall", |s| format!("{:.4}", s.recall())),
+        ("winner flips", |s| s.winner_flips.to_string()),
+        ("ms per game, median", |s| format!("{:.3}", s.ms_median)),
+        ("ms per game, p99", |s| format!("{:.3}", s.ms_p99)),
+    ];
+    for (name, f) in rows {
+        print!("  {:<22} {:>10}", name, f(ours));
+        if let Some(g) = gnugo {
+            print!(" {:>10}", f(g));
+        }
+        println!();
+    }
+    if let Some(g) = gnugo {
+        if g.failures > 0 {
+            println!(
+                "  GNU Go refused {} positions (counted as no dead stones)",
+                g.failures
+            );
+        }
+    }
+}

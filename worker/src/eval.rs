@@ -1,0 +1,503 @@
+//! `verdict eval deadstones`: the settler measured against players' marks.
+//!
+//! Every game whose final node marks territory (`TB`/`TW`) is a labelled
+//! example: the stones inside the other colour's marked territory are the
+//! ones the players agreed were dead. The settler sees the position without
+//! the marks, and its answer is compared stone by stone, by winner under the
+//! record's own rules, and by time. GNU Go, when asked, settles the same
+//! positions in the same run, so the two are compared on equal terms.
+
+use std::collections::BTreeSet;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use verdict_rules::analyse::{rule_set_of, Analyser, KomiPolicy};
+use verdict_rules::game::Game;
+use verdict_rules::score::{verdict, Counter, Position, RuleSet, Terms, Winner};
+use verdict_rules::settle::{Layer, Settlement, Settler};
+use verdict_rules::{Color, Point};
+
+use crate::drive::{self, Item, Tally};
+use crate::inputs::InputFile;
+
+/// One marked game, ready to settle.
+#[derive(Clone, Debug)]
+pub struct Case {
+    pub file: PathBuf,
+    /// Game index within the file, from 0.
+    pub index: usize,
+    pub position: Position,
+    /// Stones the marks say are dead, row by row from the top.
+    pub marked: Vec<Point>,
+    pub terms: Terms,
+    /// The record's own rules, or Japanese when it names none we know.
+    pub rule_set: RuleSet,
+    /// Who would play next.
+    pub to_move: Color,
+}
+
+/// Marked games of the inputs, in input order.
+#[derive(Debug, Default)]
+pub struct Cases(pub Vec<Case>);
+
+impl Tally for Cases {
+    fn merge(&mut self, other: Self) {
+        self.0.extend(other.0);
+    }
+}
+
+/// Reads every marked game of `files`.
+pub fn collect(files: &[InputFile], threads: usize) -> Vec<Case> {
+    let run = drive::run(
+        files,
+        threads,
+        Analyser::new,
+        |analyser, cases: &mut Cases, item| {
+            let Item::Game {
+                file,
+                index,
+                sgf,
+                bytes,
+            } = item
+            else {
+                return;
+            };
+            let Ok(game) = Game::from_sgf(sgf, bytes) else {
+                return;
+            };
+            if game.territory_marks.is_none() {
+                return;
+            }
+            let a = analyser.analyse(&game, KomiPolicy::Game);
+            let to_move = match game.moves.last() {
+                Some(m) => m.color.other(),
+                None => game.first_player.unwrap_or(Color::Black),
+            };
+            cases.0.push(Case {
+                file: file.to_path_buf(),
+                index,
+                marked: a.dead.clone(),
+                terms: Terms {
+                    placed: a.report.accounting.placed_to_first_stop,
+                    captures: a.report.accounting.captures,
+                    handicap: game.handicap.stones,
+                    komi: a.komi,
+                },
+                rule_set: rule_set_of(&game.info.rules).unwrap_or(RuleSet::Japanese),
+                position: a.position,
+                to_move,
+            });
+        },
+    );
+    let mut cases = run.tally.0;
+    cases.sort_by(|a, b| (&a.file, a.index).cmp(&(&b.file, b.index)));
+    cases
+}
+
+/// How one settler did on one game.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    pub dead: Vec<Point>,
+    pub elapsed: Duration,
+    /// The deepest layer that decided anything (the settler's own only).
+    pub layer: Option<Layer>,
+    /// Why the settler gave no answer (GNU Go failing on a position).
+    pub error: Option<String>,
+}
+
+/// Totals for one settler over all cases.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Score {
+    pub games: u64,
+    pub exact: u64,
+    pub winner_flips: u64,
+    /// Stones both call dead, stones only the settler calls dead, stones
+    /// only the marks call dead.
+    pub true_dead: u64,
+    pub false_dead: u64,
+    pub missed_dead: u64,
+    pub ms_median: f64,
+    pub ms_p99: f64,
+    pub failures: u64,
+}
+
+impl Score {
+    pub fn exact_rate(&self) -> f64 {
+        self.exact as f64 / self.games.max(1) as f64
+    }
+
+    pub fn precision(&self) -> f64 {
+        let called = self.true_dead + self.false_dead;
+        if called == 0 {
+            1.0
+        } else {
+            self.true_dead as f64 / called as f64
+        }
+    }
+
+    pub fn recall(&self) -> f64 {
+        let marked = self.true_dead + self.missed_dead;
+        if marked == 0 {
+            1.0
+        } else {
+            self.true_dead as f64 / marked as f64
+        }
+    }
+
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "games": self.games,
+            "exact": self.exact,
+            "exact_rate": self.exact_rate(),
+            "stone_precision": self.precision(),
+            "stone_recall": self.recall(),
+            "winner_flips": self.winner_flips,
+            "ms_median": self.ms_median,
+            "ms_p99": self.ms_p99,
+            "failures": self.failures,
+        })
+    }
+}
+
+/// The winner under the case's own rules with `dead` removed.
+pub fn winner_with(case: &Case, counter: &mut Counter, dead: &[Point]) -> Winner {
+    let counts = counter.count(&case.position, dead);
+    verdict(case.rule_set, &counts, &case.terms).winner
+}
+
+/// Adds up `outcomes` (one per case, same order).
+pub fn score(cases: &[Case], outcomes: &[Outcome]) -> Score {
+    let mut s = Score::default();
+    let mut counter = Counter::new();
+    let mut ms: Vec<f64> = Vec::with_capacity(outcomes.len());
+    for (case, out) in cases.iter().zip(outcomes) {
+        s.games += 1;
+        if out.error.is_some() {
+            s.failures += 1;
+        }
+        ms.push(out.elapsed.as_secs_f64() * 1e3);
+        let marked: BTreeSet<Point> = case.marked.iter().copied().collect();
+        let ours: BTreeSet<Point> = out.dead.iter().copied().collect();
+        let both = marked.intersection(&ours).count() as u64;
+        s.true_dead += both;
+        s.false_dead += ours.len() as u64 - both;
+        s.missed_dead += marked.len() as u64 - both;
+        if marked == ours {
+            s.exact += 1;
+        } else if winner_with(case, &mut counter, &case.marked)
+            != winner_with(case, &mut counter, &out.dead)
+        {
+            s.winner_flips += 1;
+        }
+    }
+    ms.sort_by(f64::total_cmp);
+    s.ms_median = percentile(&ms, 0.5);
+    s.ms_p99 = percentile(&ms, 0.99);
+    s
+}
+
+fn percentile(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let i = ((sorted.len() as f64 - 1.0) * q).round() as usize;
+    sorted[i.min(sorted.len() - 1)]
+}
+
+/// verdict's settler on every case, one after another on this thread (the
+/// times are one core's).
+pub fn settle_all(cases: &[Case]) -> Vec<Outcome> {
+    let mut settler = Settler::new();
+    let mut settlement = Settlement::default();
+    cases
+        .iter()
+        .map(|case| {
+            let t = Instant::now();
+            settler.settle(&case.position, &mut settlement);
+            let elapsed = t.elapsed();
+            Outcome {
+                dead: settlement.dead.clone(),
+                elapsed,
+                layer: Some(settlement.deepest_layer()),
+                error: None,
+            }
+        })
+        .collect()
+}
+
+/// A GNU Go process spoken to over GTP.
+#[derive(Debug)]
+pub struct GnuGo {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    scratch: PathBuf,
+}
+
+/// Why GNU Go could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum GnuGoError {
+    #[error("cannot start `{program}` (install GNU Go, e.g. `apt-get install gnugo`, or pass --gnugo-bin PATH)")]
+    Start {
+        program: String,
+        source: std::io::Error,
+    },
+    #[error("GNU Go stopped talking: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("GNU Go answered `{command}` with an error: {answer}")]
+    Refused { command: String, answer: String },
+}
+
+impl GnuGo {
+    /// Starts `program --mode gtp`; `scratch` is a file it may overwrite.
+    /// A bare `gnugo` not on the PATH is also looked for where Debian puts
+    /// it (`/usr/games`).
+    pub fn start(program: &str, scratch: PathBuf) -> Result<GnuGo, GnuGoError> {
+        let debian = Path::new("/usr/games").join(program);
+        let program_path = if !program.contains('/') && which(program).is_none() && debian.is_file()
+        {
+            debian
+        } else {
+            PathBuf::from(program)
+        };
+        let mut child = Command::new(&program_path)
+            .args(["--mode", "gtp"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|source| GnuGoError::Start {
+                program: program.to_string(),
+                source,
+            })?;
+        let stdin = child.stdin.take().expect("piped stdin");
+        let stdout = BufReader::new(child.stdout.take().expect("piped stdout"));
+        Ok(GnuGo {
+            child,
+            stdin,
+            stdout,
+            scratch,
+        })
+    }
+
+    fn command(&mut self, command: &str) -> Result<String, GnuGoError> {
+        writeln!(self.stdin, "{command}")?;
+        self.stdin.flush()?;
+        let mut answer = String::new();
+        loop {
+            let mut line = String::new();
+            if self.stdout.read_line(&mut line)? == 0 {
+                return Err(GnuGoError::Io(std::io::Error::new(
+                    std::io::ErrorKind::UnexpectedEof,
+                    "end of output",
+                )));
+            }
+            if line.trim().is_empty() {
+                if answer.is_empty() {
+                    continue;
+                }
+                break;
+            }
+            answer.push_str(&line);
+        }
+        if let Some(rest) = answer.strip_prefix('=') {
+            Ok(rest.trim().to_string())
+        } else {
+            Err(GnuGoError::Refused {
+                command: command.to_string(),
+                answer: answer.trim().to_string(),
+            })
+        }
+    }
+
+    /// GNU Go's dead stones of `case`'s final position (given as setup
+    /// stones, so no move history is needed).
+    pub fn dead_stones(&mut self, case: &Case) -> Result<Vec<Point>, GnuGoError> {
+        let sgf = setup_sgf(case);
+        std::fs::write(&self.scratch, sgf)?;
+        let path = self.scratch.display().to_string();
+        self.command(&format!("loadsgf {path}"))?;
+        let answer = self.command("final_status_list dead")?;
+        let h = case.position.size().height();
+        let mut dead: Vec<Point> = answer
+            .split_whitespace()
+            .filter_map(|v| gtp_point(v, h))
+            .collect();
+        dead.sort_unstable_by_key(|p| (p.y(), p.x()));
+        Ok(dead)
+    }
+}
+
+impl Drop for GnuGo {
+    fn drop(&mut self) {
+        let _ = writeln!(self.stdin, "quit");
+        let _ = self.stdin.flush();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_file(&self.scratch);
+    }
+}
+
+fn which(program: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|dir| dir.join(program))
+            .find(|p| p.is_file())
+    })
+}
+
+/// `(;GM[1]SZ[..]KM[..]AB[..]AW[..]PL[..])` of the case's final position.
+fn setup_sgf(case: &Case) -> String {
+    let size = case.position.size();
+    let mut s = format!(
+        "(;GM[1]FF[4]SZ[{}:{}]KM[{}]",
+        size.width(),
+        size.height(),
+        case.terms.komi
+    );
+    if size.width() == size.height() {
+        s = format!("(;GM[1]FF[4]SZ[{}]KM[{}]", size.width(), case.terms.komi);
+    }
+    for (prop, color) in [("AB", Color::Black), ("AW", Color::White)] {
+        let mut first = true;
+        for p in size.iter() {
+            if case.position.get(p) == Some(color) {
+                if first {
+                    s.push_str(prop);
+                    first = false;
+                }
+                s.push('[');
+                s.push((b'a' + p.x()) as char);
+                s.push((b'a' + p.y()) as char);
+                s.push(']');
+            }
+        }
+    }
+    s.push_str(match case.to_move {
+        Color::Black => "PL[B])",
+        Color::White => "PL[W])",
+    });
+    s
+}
+
+/// A GTP vertex (`D4`: column letter without I, row from the bottom).
+fn gtp_point(vertex: &str, height: u8) -> Option<Point> {
+    let mut chars = vertex.chars();
+    let col = chars.next()?.to_ascii_uppercase();
+    if !col.is_ascii_uppercase() || col == 'I' {
+        return None;
+    }
+    let mut x = col as u8 - b'A';
+    if col > 'I' {
+        x -= 1;
+    }
+    let row: u8 = chars.as_str().parse().ok()?;
+    if row == 0 || row > height {
+        return None;
+    }
+    Point::new(x, height - row)
+}
+
+/// GNU Go on every case, `threads` processes at once.
+pub fn gnugo_all(
+    cases: &[Case],
+    program: &str,
+    threads: usize,
+) -> Result<Vec<Outcome>, GnuGoError> {
+    let threads = threads.max(1);
+    let dir = std::env::temp_dir();
+    // Each process gets an equal share of the cases, in order.
+    let chunk = cases.len().div_ceil(threads).max(1);
+    let results: Vec<Result<Vec<Outcome>, GnuGoError>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = cases
+            .chunks(chunk)
+            .enumerate()
+            .map(|(k, part)| {
+                let scratch = dir.join(format!("verdict-gnugo-{}-{k}.sgf", std::process::id()));
+                scope.spawn(move || -> Result<Vec<Outcome>, GnuGoError> {
+                    let mut gnugo = GnuGo::start(program, scratch)?;
+                    let mut out = Vec::with_capacity(part.len());
+                    for case in part {
+                        let t = Instant::now();
+                        let (dead, error) = match gnugo.dead_stones(case) {
+                            Ok(dead) => (dead, None),
+                            Err(GnuGoError::Refused { answer, .. }) => (Vec::new(), Some(answer)),
+                            Err(e) => return Err(e),
+                        };
+                        out.push(Outcome {
+                            dead,
+                            elapsed: t.elapsed(),
+                            layer: None,
+                            error,
+                        });
+                    }
+                    Ok(out)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("GNU Go thread does not panic"))
+            .collect()
+    });
+    let mut all = Vec::with_capacity(cases.len());
+    for r in results {
+        all.extend(r?);
+    }
+    Ok(all)
+}
+
+/// A board diagram of a case with both answers: `X`/`O` stones alive in
+/// both, `x`/`o` dead in both; dead only by the marks: `#` black, `@`
+/// white; dead only by the settler: `*` black, `%` white.
+pub fn diagram(case: &Case, ours: &[Point]) -> String {
+    let size = case.position.size();
+    let marked: BTreeSet<Point> = case.marked.iter().copied().collect();
+    let ours: BTreeSet<Point> = ours.iter().copied().collect();
+    let mut s = String::new();
+    for y in 0..size.height() {
+        for x in 0..size.width() {
+            let p = Point::new(x, y).expect("on the board");
+            let c = match (case.position.get(p), marked.contains(&p), ours.contains(&p)) {
+                (None, _, _) => '.',
+                (Some(Color::Black), false, false) => 'X',
+                (Some(Color::White), false, false) => 'O',
+                (Some(Color::Black), true, true) => 'x',
+                (Some(Color::White), true, true) => 'o',
+                (Some(Color::Black), true, false) => '#',
+                (Some(Color::White), true, false) => '@',
+                (Some(Color::Black), false, true) => '*',
+                (Some(Color::White), false, true) => '%',
+            };
+            s.push(c);
+            s.push(' ');
+        }
+        s.push('\n');
+    }
+    s
+}
+
+/// The file and game of a case, for messages.
+pub fn case_name(case: &Case) -> String {
+    format!("{} (game {})", display(&case.file), case.index + 1)
+}
+
+fn display(p: &Path) -> String {
+    p.display().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gtp_vertices_skip_i_and_count_rows_from_the_bottom() {
+        assert_eq!(gtp_point("A19", 19), Point::new(0, 0));
+        assert_eq!(gtp_point("H1", 19), Point::new(7, 18));
+        assert_eq!(gtp_point("J1", 19), Point::new(8, 18));
+        assert_eq!(gtp_point("T10", 19), Point::new(18, 9));
+        assert_eq!(gtp_point("I5", 19), None);
+        assert_eq!(gtp_point("A20", 19), None);
+    }
+}
