@@ -196,6 +196,13 @@ pub struct RunArgs {
     /// Score resigned, timed-out and unfinished games too, as estimates (flagged).
     #[arg(long)]
     pub include_unfinished: bool,
+    /// Let each record's own numeric result decide the status of chains the
+    /// dead-stone settler could not separate (settling layer 4). Such games
+    /// get dead_source `settled_result` and their self-check agrees by
+    /// construction; off by default because a wrong result is then
+    /// "explained" instead of found.
+    #[arg(long)]
+    pub settle_with_result: bool,
     /// Stop after this many games.
     #[arg(long, value_name = "N")]
     pub limit: Option<u64>,

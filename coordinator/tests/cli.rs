@@ -97,7 +97,7 @@ fn score_shows_every_rule_set_and_checks_the_result() {
     assert_eq!(v["verdicts"]["jpd_b"]["winner"], "W");
     assert_eq!(v["verdicts"]["jpd_a"]["margin"], -6.5);
     assert_eq!(v["verdicts"]["japanese"]["margin"], -6.5);
-    assert_eq!(v["dead_source"], "all_alive");
+    assert_eq!(v["dead_source"], "settled");
     assert_eq!(v["self_check"]["status"], "agrees");
     assert_eq!(v["self_check"]["recorded_margin"], -5.5);
     assert_eq!(v["self_check"]["computed_margin"], -5.5);

@@ -9,6 +9,7 @@ use crate::game::Game;
 use crate::info::{GameResult, Rules, WinBy};
 use crate::replay::{ReplayReport, Replayer};
 use crate::score::{verdicts, Counter, Counts, Position, RuleSet, Terms, Verdict};
+use crate::settle::{Layer, Settlement, Settler, Status};
 use crate::{Color, Point};
 
 /// Where the dead stones of a game came from.
@@ -17,17 +18,41 @@ pub enum DeadSource {
     /// The record's `TB`/`TW` territory marks: a stone inside the other
     /// colour's marked territory is dead.
     Marks,
-    /// Nothing decided them: every stone on the board is taken as alive.
-    AllAlive,
+    /// The settler ([`crate::settle`]) decided, from the position alone.
+    Settled,
+    /// The settler decided, and the record's own result picked the status
+    /// of chains it left open (layer 4). The self-check of such a game
+    /// agrees by construction and is reported apart.
+    SettledWithResult,
 }
 
 impl DeadSource {
+    pub const ALL: [DeadSource; 3] = [
+        DeadSource::Marks,
+        DeadSource::Settled,
+        DeadSource::SettledWithResult,
+    ];
+
     pub const fn as_str(self) -> &'static str {
         match self {
             DeadSource::Marks => "marks",
-            DeadSource::AllAlive => "all_alive",
+            DeadSource::Settled => "settled",
+            DeadSource::SettledWithResult => "settled_result",
         }
     }
+}
+
+/// What the settler did for a game without marks.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct SettleFacts {
+    /// The most expensive layer that decided any chain.
+    pub deepest: Layer,
+    /// The least sure decision, 0 to 1.
+    pub confidence: f32,
+    /// Stones decided by each layer, in [`Layer::ALL`] order.
+    pub stones_by_layer: [u32; 4],
+    /// Chains the layers could not separate ([`crate::settle::ChainFate::is_open`]).
+    pub open_chains: u32,
 }
 
 /// Which komi to score with.
@@ -105,6 +130,8 @@ pub struct Analysis {
     pub position: Position,
     pub dead: Vec<Point>,
     pub dead_source: DeadSource,
+    /// Set when the settler decided the dead stones.
+    pub settled: Option<SettleFacts>,
     pub counts: Counts,
     pub komi: f64,
     pub verdicts: [Verdict; 11],
@@ -125,11 +152,28 @@ impl Analysis {
 pub struct Analyser {
     replayer: Replayer,
     counter: Counter,
+    settler: Settler,
+    settlement: Settlement,
+    /// Layer 4 of settling: let the record's result decide chains the
+    /// settler could not (off by default, see [`Analyser::use_record_result`]).
+    use_result: bool,
 }
 
 impl Analyser {
     pub fn new() -> Analyser {
         Analyser::default()
+    }
+
+    /// Lets the record's own numeric result decide the status of chains the
+    /// settler could not separate (layer 4 of [`crate::settle`]).
+    ///
+    /// Off by default, because it cannot tell a tie from an error: a result
+    /// written one point wrong is "explained" by flipping a lone stone the
+    /// settler was unsure of, and the self-check of that game then agrees by
+    /// construction. Games settled this way say so (`settled_result`).
+    pub fn use_record_result(mut self, on: bool) -> Analyser {
+        self.use_result = on;
+        self
     }
 
     /// Replays `game` only: enough to tell whether it is worth scoring
@@ -152,11 +196,6 @@ impl Analyser {
                 position.set(p, Some(c));
             }
         }
-        let (dead, dead_source) = match &game.territory_marks {
-            Some(marks) => (dead_from_marks(&position, marks), DeadSource::Marks),
-            None => (Vec::new(), DeadSource::AllAlive),
-        };
-        let counts = self.counter.count(&position, &dead);
         let komi = match komi {
             KomiPolicy::Game => game.info.komi.points,
             KomiPolicy::Fixed(k) => k,
@@ -167,18 +206,127 @@ impl Analyser {
             handicap: game.handicap.stones,
             komi,
         };
-        let verdicts = verdicts(&counts, &terms);
-        let self_check = self_check(game, &verdicts);
+        let (mut dead, mut dead_source, settled) = match &game.territory_marks {
+            Some(marks) => (dead_from_marks(&position, marks), DeadSource::Marks, None),
+            None => {
+                self.settler.settle(&position, &mut self.settlement);
+                let s = &self.settlement;
+                let facts = SettleFacts {
+                    deepest: s.deepest_layer(),
+                    confidence: s.confidence(),
+                    stones_by_layer: s.stones_by_layer(),
+                    open_chains: s.open_chains().count() as u32,
+                };
+                (s.dead.clone(), DeadSource::Settled, Some(facts))
+            }
+        };
+        let mut counts = self.counter.count(&position, &dead);
+        let mut verdicts = verdicts(&counts, &terms);
+        let mut self_check = self_check(game, &verdicts);
+        let mut settled = settled;
+        if let (
+            true,
+            SelfCheck::Disagrees {
+                rule_set, recorded, ..
+            },
+            Some(facts),
+        ) = (self.use_result, self_check, settled.as_mut())
+        {
+            if let Some(flipped) = open_statuses_from_result(
+                &self.settlement,
+                &mut self.counter,
+                &position,
+                &terms,
+                rule_set,
+                recorded,
+            ) {
+                dead = flipped;
+                dead_source = DeadSource::SettledWithResult;
+                facts.deepest = Layer::RecordResult;
+                counts = self.counter.count(&position, &dead);
+                verdicts = crate::score::verdicts(&counts, &terms);
+                self_check = self::self_check(game, &verdicts);
+            }
+        }
         Analysis {
             report,
             position,
             dead,
             dead_source,
+            settled,
             counts,
             komi,
             verdicts,
             self_check,
         }
+    }
+}
+
+/// Most open chains the record's result may choose among (2^this countings
+/// at worst).
+const MAX_OPEN: usize = 8;
+
+/// Layer 4 of settling: when the settler's count disagrees with the record's
+/// numeric result, looks for the smallest change to the status of the chains
+/// the settler could not separate ([`crate::settle::ChainFate::is_open`])
+/// that makes the count under `rule_set` equal `recorded`. Returns the new
+/// dead stones, or None when no such change exists (then the settler's
+/// answer stands and the disagreement is reported as it is).
+pub fn open_statuses_from_result(
+    settlement: &Settlement,
+    counter: &mut Counter,
+    position: &Position,
+    terms: &Terms,
+    rule_set: RuleSet,
+    recorded: f64,
+) -> Option<Vec<Point>> {
+    let mut open: Vec<(Status, Vec<Point>)> = settlement
+        .open_chains()
+        .map(|c| (c.status, crate::settle::chain_points(position, c.anchor)))
+        .collect();
+    if open.is_empty() {
+        return None;
+    }
+    // The biggest chains matter most to the count.
+    open.sort_by_key(|(_, stones)| std::cmp::Reverse(stones.len()));
+    open.truncate(MAX_OPEN);
+    let mut best: Option<(usize, Vec<Point>)> = None;
+    for mask in 1u32..(1 << open.len()) {
+        let mut dead = settlement.dead.clone();
+        let mut changed = 0;
+        for (k, (status, stones)) in open.iter().enumerate() {
+            if mask & (1 << k) == 0 {
+                continue;
+            }
+            changed += stones.len();
+            if *status == Status::Dead {
+                dead.retain(|p| !stones.contains(p));
+            } else {
+                dead.extend_from_slice(stones);
+            }
+        }
+        if best.as_ref().is_some_and(|(c, _)| *c <= changed) {
+            continue;
+        }
+        let counts = counter.count(position, &dead);
+        if crate::score::verdict(rule_set, &counts, terms).margin == recorded {
+            dead.sort_unstable_by_key(|p| (p.y(), p.x()));
+            best = Some((changed, dead));
+        }
+    }
+    best.map(|(_, dead)| dead)
+}
+
+/// The record's numeric result as Black's margin, if it has one.
+pub fn recorded_margin(game: &Game<'_>) -> Option<f64> {
+    match game.info.result {
+        GameResult::Draw => Some(0.0),
+        GameResult::Win {
+            winner,
+            by: WinBy::Points(points),
+            ..
+        } => Some(winner.fold(points, -points)),
+        _ => None,
     }
 }
 
@@ -212,14 +360,8 @@ pub fn rule_set_of(rules: &Rules) -> Option<RuleSet> {
 }
 
 fn self_check(game: &Game<'_>, verdicts: &[Verdict; 11]) -> SelfCheck {
-    let recorded = match game.info.result {
-        GameResult::Draw => 0.0,
-        GameResult::Win {
-            winner,
-            by: WinBy::Points(points),
-            ..
-        } => winner.fold(points, -points),
-        _ => return SelfCheck::Unchecked(Unchecked::NoNumericResult),
+    let Some(recorded) = recorded_margin(game) else {
+        return SelfCheck::Unchecked(Unchecked::NoNumericResult);
     };
     let Some(rule_set) = rule_set_of(&game.info.rules) else {
         return SelfCheck::Unchecked(Unchecked::UnknownRules);

@@ -476,7 +476,8 @@ fn handicap_game_under_each_bonus_rule() {
     let acc = &a.report.accounting;
     assert_eq!(acc.placed_to_first_stop, ByColor::new(13, 9));
     assert_eq!(acc.setup_stones, ByColor::new(4, 0));
-    assert_eq!(a.dead_source, DeadSource::AllAlive);
+    assert_eq!(a.dead_source, DeadSource::Settled);
+    assert!(a.dead.is_empty());
     assert_eq!(a.counts.stones, ByColor::new(13, 9));
     assert_eq!(a.counts.territory, ByColor::new(23, 27));
     assert_eq!(a.counts.shared, 9);
@@ -653,23 +654,23 @@ fn dead_stones_from_territory_marks() {
     assert_eq!(a.position.get(pt("be")), Some(Color::White));
 }
 
-/// Without marks nothing is removed: b4 stands, columns a-c become shared
-/// with it, and the area margin swings by 27.
+/// Without marks the settler decides: b4 is a lone White stone inside
+/// Black's walls, so it is dead and the count is the marked game's.
 #[test]
-fn without_marks_every_stone_is_alive() {
+fn without_marks_the_settler_finds_the_dead_stone() {
     let text = format!(
         "(;GM[1]FF[4]SZ[9]KM[6.5];B[da];W[be];B[ce];W[fa]{};B[];W[])",
         walls("bcdefghi", 'B', 'd', 'f')
     );
     let a = analyse(&text);
-    assert_eq!(a.dead_source, DeadSource::AllAlive);
-    assert!(a.dead.is_empty());
-    assert_eq!(a.counts.dead, ByColor::new(0, 0));
-    assert_eq!(a.verdict(RuleSet::JpdB).margin_before_komi, 10 - 37);
-    assert_eq!(
-        a.verdict(RuleSet::TrompTaylor).margin_before_komi,
-        a.verdict(RuleSet::JpdB).margin_before_komi
-    );
+    assert_eq!(a.dead_source, DeadSource::Settled);
+    assert_eq!(a.dead, vec![pt("be")]);
+    assert_eq!(a.counts.dead, ByColor::new(0, 1));
+    assert_eq!(a.verdict(RuleSet::JpdB).margin, -6.5);
+    let facts = a.settled.expect("the settler ran");
+    assert!(facts.confidence > 0.0 && facts.confidence <= 1.0);
+    assert_eq!(facts.stones_by_layer.iter().sum::<u32>(), 10 + 10);
+    assert_eq!(a.verdict(RuleSet::TrompTaylor).margin, -33.5);
 }
 
 // (i) The record's own result.

@@ -50,7 +50,7 @@ pub struct CheckStats {
     pub scored: u64,
     /// Self-check over every checked game.
     pub all: Agreement,
-    /// Self-check by dead-stone source (`marks`, `all_alive`).
+    /// Self-check by dead-stone source (`marks`, `settled`, `settled_result`).
     pub by_dead_source: BTreeMap<&'static str, Agreement>,
     /// Self-check by the record's rule set.
     pub by_rule_set: BTreeMap<&'static str, Agreement>,

@@ -13,7 +13,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use verdict_rules::analyse::{rule_set_of, Analyser, KomiPolicy};
+use verdict_rules::analyse::{
+    open_statuses_from_result, recorded_margin, rule_set_of, Analyser, KomiPolicy,
+};
 use verdict_rules::game::Game;
 use verdict_rules::score::{verdict, Counter, Position, RuleSet, Terms, Winner};
 use verdict_rules::settle::{Layer, Settlement, Settler};
@@ -36,6 +38,9 @@ pub struct Case {
     pub rule_set: RuleSet,
     /// Who would play next.
     pub to_move: Color,
+    /// The record's numeric result (Black's margin) when its rules are
+    /// known: what layer 4 may use.
+    pub recorded: Option<f64>,
 }
 
 /// Marked games of the inputs, in input order.
@@ -71,6 +76,7 @@ pub fn collect(files: &[InputFile], threads: usize) -> Vec<Case> {
                 return;
             }
             let a = analyser.analyse(&game, KomiPolicy::Game);
+            let known_rules = rule_set_of(&game.info.rules).is_some();
             let to_move = match game.moves.last() {
                 Some(m) => m.color.other(),
                 None => game.first_player.unwrap_or(Color::Black),
@@ -88,6 +94,7 @@ pub fn collect(files: &[InputFile], threads: usize) -> Vec<Case> {
                 rule_set: rule_set_of(&game.info.rules).unwrap_or(RuleSet::Japanese),
                 position: a.position,
                 to_move,
+                recorded: recorded_margin(&game).filter(|_| known_rules),
             });
         },
     );
@@ -207,24 +214,51 @@ fn percentile(sorted: &[f64], q: f64) -> f64 {
 }
 
 /// verdict's settler on every case, one after another on this thread (the
-/// times are one core's).
-pub fn settle_all(cases: &[Case]) -> Vec<Outcome> {
+/// times are one core's): layers 1-3, and the same with layer 4 (the
+/// record's result deciding chains the settler left open, timed together).
+pub fn settle_all(cases: &[Case]) -> (Vec<Outcome>, Vec<Outcome>) {
     let mut settler = Settler::new();
     let mut settlement = Settlement::default();
-    cases
-        .iter()
-        .map(|case| {
-            let t = Instant::now();
-            settler.settle(&case.position, &mut settlement);
-            let elapsed = t.elapsed();
-            Outcome {
-                dead: settlement.dead.clone(),
-                elapsed,
-                layer: Some(settlement.deepest_layer()),
-                error: None,
+    let mut counter = Counter::new();
+    let mut plain = Vec::with_capacity(cases.len());
+    let mut with_result = Vec::with_capacity(cases.len());
+    for case in cases {
+        let t = Instant::now();
+        settler.settle(&case.position, &mut settlement);
+        let elapsed = t.elapsed();
+        plain.push(Outcome {
+            dead: settlement.dead.clone(),
+            elapsed,
+            layer: Some(settlement.deepest_layer()),
+            error: None,
+        });
+        let t = Instant::now();
+        let mut dead = settlement.dead.clone();
+        let mut layer = settlement.deepest_layer();
+        if let Some(recorded) = case.recorded {
+            let counts = counter.count(&case.position, &dead);
+            if verdict(case.rule_set, &counts, &case.terms).margin != recorded {
+                if let Some(flipped) = open_statuses_from_result(
+                    &settlement,
+                    &mut counter,
+                    &case.position,
+                    &case.terms,
+                    case.rule_set,
+                    recorded,
+                ) {
+                    dead = flipped;
+                    layer = Layer::RecordResult;
+                }
             }
-        })
-        .collect()
+        }
+        with_result.push(Outcome {
+            dead,
+            elapsed: elapsed + t.elapsed(),
+            layer: Some(layer),
+            error: None,
+        });
+    }
+    (plain, with_result)
 }
 
 /// A GNU Go process spoken to over GTP.

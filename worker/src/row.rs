@@ -12,7 +12,7 @@ use verdict_rules::score::RuleSet;
 use verdict_rules::{Action, Color};
 
 /// Bumped whenever a column is added, removed, renamed or changes meaning.
-pub const SCHEMA_VERSION: &str = "1";
+pub const SCHEMA_VERSION: &str = "2";
 
 /// The type of a column, in types DuckDB, pandas, Polars and Spark all read
 /// without casts (signed integers, doubles, booleans, UTF-8 strings).
@@ -106,6 +106,11 @@ pub struct GameRow {
     pub first_illegal: Vec<Option<i64>>,
     pub dead_source: Option<&'static str>,
     pub confidence: Option<f64>,
+    /// The deepest settling layer that decided a chain (None with marks).
+    pub settle_layer: Option<&'static str>,
+    /// Stones decided by each settling layer, in `Layer::ALL` order.
+    pub settled_stones: [Option<i64>; 4],
+    pub open_chains: Option<i64>,
     pub dead: [Option<i64>; 2],
     pub seki_points: Option<i64>,
     pub fills: [Option<i64>; 2],
@@ -176,6 +181,12 @@ pub fn columns() -> Vec<(String, Kind)> {
     for (n, k) in [
         ("dead_source", Str),
         ("confidence", Float),
+        ("settle_layer", Str),
+        ("settled_stones_benson", Int),
+        ("settled_stones_static", Int),
+        ("settled_stones_playouts", Int),
+        ("settled_stones_record_result", Int),
+        ("open_chains", Int),
         ("dead_b", Int),
         ("dead_w", Int),
         ("seki_points", Int),
@@ -258,6 +269,12 @@ impl GameRow {
         out.extend([
             Str(self.dead_source),
             Float(self.confidence),
+            Str(self.settle_layer),
+            Int(self.settled_stones[0]),
+            Int(self.settled_stones[1]),
+            Int(self.settled_stones[2]),
+            Int(self.settled_stones[3]),
+            Int(self.open_chains),
             Int(self.dead[0]),
             Int(self.dead[1]),
             Int(self.seki_points),
@@ -421,10 +438,15 @@ impl GameRow {
 fn fill_scores(row: &mut GameRow, a: &Analysis) {
     let c = &a.counts;
     row.dead_source = Some(a.dead_source.as_str());
-    row.confidence = Some(match a.dead_source {
-        verdict_rules::analyse::DeadSource::Marks => 1.0,
-        verdict_rules::analyse::DeadSource::AllAlive => 0.5,
-    });
+    match &a.settled {
+        None => row.confidence = Some(1.0),
+        Some(facts) => {
+            row.confidence = Some(f64::from(facts.confidence));
+            row.settle_layer = Some(facts.deepest.as_str());
+            row.settled_stones = facts.stones_by_layer.map(|n| Some(i64::from(n)));
+            row.open_chains = Some(i64::from(facts.open_chains));
+        }
+    }
     row.dead = [Some(i64::from(c.dead.black)), Some(i64::from(c.dead.white))];
     row.seki_points = Some(i64::from(c.seki_liberties));
     row.fills = [

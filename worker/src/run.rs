@@ -40,6 +40,9 @@ pub struct RunOptions {
     pub komi_sweep: Vec<f64>,
     /// Rule sets whose verdicts are written and compared (default: all).
     pub rules: Vec<RuleSet>,
+    /// Let each record's own result decide chains the settler could not
+    /// (layer 4; see `Analyser::use_record_result`).
+    pub settle_with_result: bool,
 }
 
 impl Default for RunOptions {
@@ -55,6 +58,7 @@ impl Default for RunOptions {
             chunk_files: 1024,
             komi_sweep: Vec::new(),
             rules: RuleSet::ALL.to_vec(),
+            settle_with_result: false,
         }
     }
 }
@@ -285,9 +289,10 @@ pub fn run(
         let per_file: Vec<FileRows> = pool.install(|| {
             chunk
                 .par_iter()
-                .map_init(Analyser::new, |analyser, file| {
-                    rows_of_file(file, analyser, options)
-                })
+                .map_init(
+                    || Analyser::new().use_record_result(options.settle_with_result),
+                    |analyser, file| rows_of_file(file, analyser, options),
+                )
                 .collect()
         });
         let t_write = Instant::now();

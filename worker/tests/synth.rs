@@ -122,7 +122,13 @@ fn check_game(options: &SynthOptions, index: usize, analyser: &mut Analyser) -> 
             );
             match analysis.self_check {
                 SelfCheck::Agrees { .. } => {
-                    assert!(!spec.wrong_result, "game {index}: the wrong result agrees");
+                    assert!(
+                        !spec.wrong_result,
+                        "game {index}: the wrong result agrees (dead stones {:?} by {:?}, {:?})\n{text}",
+                        analysis.dead,
+                        analysis.dead_source,
+                        analysis.settled
+                    );
                 }
                 SelfCheck::Disagrees {
                     recorded, computed, ..

@@ -17,8 +17,9 @@ pub fn deadstones(args: DeadstonesArgs) -> anyhow::Result<ExitCode> {
     if cases.is_empty() {
         bail!("none of the {} files holds a game with TB/TW territory marks on its final node: nothing to compare with", found.files.len());
     }
-    let ours = eval::settle_all(&cases);
+    let (ours, with_result) = eval::settle_all(&cases);
     let verdict_score = eval::score(&cases, &ours);
+    let result_score = eval::score(&cases, &with_result);
     let gnugo_score = if args.gnugo {
         let threads = if args.common.threads == 0 {
             std::thread::available_parallelism().map_or(1, |n| n.get())
@@ -33,12 +34,13 @@ pub fn deadstones(args: DeadstonesArgs) -> anyhow::Result<ExitCode> {
     };
     if args.common.json {
         let mut out = verdict_score.to_json();
+        out["with_record_result"] = result_score.to_json();
         if let Some(g) = &gnugo_score {
             out["gnugo"] = g.to_json();
         }
         println!("{}", serde_json::to_string_pretty(&out)?);
     } else {
-        print_table(&verdict_score, gnugo_score.as_ref());
+        print_table(&verdict_score, &result_score, gnugo_score.as_ref());
         let mut shown = 0;
         for (case, out) in cases.iter().zip(&ours) {
             if shown >= args.show_misses {
@@ -63,9 +65,9 @@ pub fn deadstones(args: DeadstonesArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn print_table(ours: &Score, gnugo: Option<&Score>) {
+fn print_table(ours: &Score, with_result: &Score, gnugo: Option<&Score>) {
     println!();
-    print!("  {:<22} {:>10}", "", "verdict");
+    print!("  {:<22} {:>10} {:>12}", "", "verdict", "+RE (L4)");
     if gnugo.is_some() {
         print!(" {:>10}", "GNU Go");
     }
@@ -82,12 +84,13 @@ fn print_table(ours: &Score, gnugo: Option<&Score>) {
         ("ms per game, p99", |s| format!("{:.3}", s.ms_p99)),
     ];
     for (name, f) in rows {
-        print!("  {:<22} {:>10}", name, f(ours));
+        print!("  {:<22} {:>10} {:>12}", name, f(ours), f(with_result));
         if let Some(g) = gnugo {
             print!(" {:>10}", f(g));
         }
         println!();
     }
+    println!("  (+RE (L4): the record's result decides chains the playouts left even; not used by `verdict run` unless --settle-with-result)");
     if let Some(g) = gnugo {
         if g.failures > 0 {
             println!(

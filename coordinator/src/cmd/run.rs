@@ -61,6 +61,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         threads: args.common.threads,
         komi,
         include_unfinished: args.include_unfinished,
+        settle_with_result: args.settle_with_result,
         limit: args.limit,
         dedup: args.dedup,
         all_pairs: args.all_pairs,

@@ -137,8 +137,14 @@ fn print_human(file: &Path, n: usize, game: &Game<'_>, a: &Analysis, states: &[P
         a.report.accounting.captures.black,
         a.report.accounting.captures.white,
     );
-    if a.dead_source == verdict_rules::analyse::DeadSource::AllAlive {
-        println!("  note: the record marks no dead stones and settling is not built yet, so every stone counts as alive");
+    if let Some(f) = &a.settled {
+        let [benson, statics, playouts, result] = f.stones_by_layer;
+        println!(
+            "  settled without marks: deepest layer {}, confidence {:.2}; stones decided by benson {benson}, static {statics}, playouts {playouts}, record result {result}; open chains {}",
+            f.deepest.as_str(),
+            f.confidence,
+            f.open_chains,
+        );
     }
     let c = &a.counts;
     println!(
@@ -208,6 +214,12 @@ fn to_json(game: &Game<'_>, a: &Analysis, states: &[PointState]) -> serde_json::
         "result": game.info.result.to_string(),
         "dead_source": a.dead_source.as_str(),
         "dead": a.dead.iter().map(|p| p.to_string()).collect::<Vec<_>>(),
+        "settle": a.settled.map(|f| json!({
+            "deepest_layer": f.deepest.as_str(),
+            "confidence": f.confidence,
+            "stones_by_layer": verdict_rules::settle::Layer::ALL.iter().zip(f.stones_by_layer).map(|(l, n)| (l.as_str().to_string(), json!(n))).collect::<serde_json::Map<_, _>>(),
+            "open_chains": f.open_chains,
+        })),
         "board": board_lines(game, states),
         "counts": {
             "stones": by(c.stones), "territory": by(c.territory), "area": {"B": c.area(Color::Black), "W": c.area(Color::White)},

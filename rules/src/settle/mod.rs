@@ -136,15 +136,24 @@ impl Settlement {
         out
     }
 
-    /// Chains that are undecided enough for a record's result to pick their
-    /// status: neither proven nor clearly settled by the playouts.
+    /// Chains the layers could not separate: the playouts came out close
+    /// to even and only the static layer's guess decided. These, and only
+    /// these, a record's result may decide (layer 4).
     pub fn open_chains(&self) -> impl Iterator<Item = &ChainFate> {
-        self.chains.iter().filter(|c| c.confidence < OPEN_BELOW)
+        self.chains.iter().filter(|c| c.is_open())
     }
 }
 
-/// Decisions less sure than this are open to the record's result.
-pub const OPEN_BELOW: f32 = 0.6;
+impl ChainFate {
+    /// Decided by the static layer's guess alone, the playouts being close
+    /// to even (confidence [`OPEN_CONFIDENCE`]).
+    pub fn is_open(&self) -> bool {
+        self.layer == Layer::Static && self.confidence <= OPEN_CONFIDENCE
+    }
+}
+
+/// The confidence of a chain the playouts could not decide.
+pub const OPEN_CONFIDENCE: f32 = 0.5;
 
 /// Playouts are run in rounds of this many; a second round is run only when
 /// some chain is still close to even.
@@ -203,7 +212,7 @@ impl Settler {
                 StaticFate::Likely(guess) => {
                     let lost = self.playouts.lost_share(c);
                     if (lost - 0.5).abs() < EVEN_BAND {
-                        (guess, Layer::Static, 0.5)
+                        (guess, Layer::Static, OPEN_CONFIDENCE)
                     } else if lost > 0.5 {
                         (Status::Dead, Layer::Playouts, 2.0 * lost - 1.0)
                     } else {
@@ -232,6 +241,32 @@ impl Settler {
         }
         out.dead.sort_unstable_by_key(|p| (p.y(), p.x()));
     }
+}
+
+/// The stones of the chain on `anchor` (empty when there is none).
+pub fn chain_points(position: &Position, anchor: Point) -> Vec<Point> {
+    let Some(color) = position.get(anchor) else {
+        return Vec::new();
+    };
+    let mut out = vec![anchor];
+    let mut k = 0;
+    while k < out.len() {
+        let p = out[k];
+        k += 1;
+        let (x, y) = (i32::from(p.x()), i32::from(p.y()));
+        for (dx, dy) in [(-1, 0), (1, 0), (0, -1), (0, 1)] {
+            let (nx, ny) = (x + dx, y + dy);
+            if nx < 0 || ny < 0 {
+                continue;
+            }
+            if let Some(q) = Point::new(nx as u8, ny as u8) {
+                if position.get(q) == Some(color) && !out.contains(&q) {
+                    out.push(q);
+                }
+            }
+        }
+    }
+    out
 }
 
 fn point_of(i: usize, width: usize) -> Point {
