@@ -18,7 +18,7 @@ use verdict_rules::analyse::Analyser;
 use crate::inputs::InputFile;
 use crate::parquet_out::{write_table, WriteError};
 use crate::row::{columns, GameRow, SCHEMA_VERSION};
-use crate::run::{rows_of_file, RunOptions};
+use crate::run::{rows_of_file, FileRows, RunOptions};
 use crate::summary::Summary;
 
 /// One file of a shard.
@@ -82,7 +82,7 @@ pub fn run_shard(
         path: dir.display().to_string(),
         source,
     })?;
-    let per_file: Vec<Option<(Vec<GameRow>, Vec<(String, String)>)>> = pool.install(|| {
+    let per_file: Vec<Option<FileRows>> = pool.install(|| {
         files
             .par_iter()
             .map_init(Analyser::new, |analyser, f| {
@@ -91,7 +91,7 @@ pub fn run_shard(
                 }
                 let got = rows_of_file(&f.file, f.range.as_ref(), analyser, options);
                 games.fetch_add(got.rows.len() as u64, Ordering::Relaxed);
-                Some((got.rows, got.not_read))
+                Some(got)
             })
             .collect()
     });
@@ -102,13 +102,13 @@ pub fn run_shard(
     summary.sweep = options.komi_sweep.clone();
     let mut rows = Vec::new();
     let mut not_read = Vec::new();
-    for (file_rows, file_not_read) in per_file.into_iter().flatten() {
-        for mut row in file_rows {
+    for file in per_file.into_iter().flatten() {
+        for mut row in file.rows {
             row.keep_rule_sets(&options.rules);
             summary.add(&row);
             rows.push(row);
         }
-        not_read.extend(file_not_read);
+        not_read.extend(file.not_read);
     }
     write_table(
         &part,
