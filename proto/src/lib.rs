@@ -5,6 +5,9 @@
 
 use std::path::PathBuf;
 
+/// The prost version the generated types use (for `Message::encode`/`decode`).
+pub use prost;
+
 use verdict_rules::analyse::KomiPolicy;
 use verdict_rules::score::RuleSet;
 use verdict_worker::inputs::InputFile;
