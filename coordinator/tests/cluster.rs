@@ -462,3 +462,46 @@ fn a_short_load_test_runs_without_errors() {
     let by: BTreeMap<String, Value> = serde_json::from_value(v["latency_ms"].clone()).unwrap();
     assert!(by["complete"]["p99"].as_f64().unwrap() > 0.0, "{v}");
 }
+
+/// SIGTERM (sent by pid, as Kubernetes does) with no time to drain: the
+/// worker hands its shard back, without counting an attempt, and exits 0;
+/// another worker finishes the job.
+#[test]
+fn a_stopping_worker_hands_its_shard_back() {
+    let dir = temp("sigterm");
+    let corpus = corpus(&dir, 300);
+    local_run(&corpus, &dir.join("local"));
+    let (server, addr) = serve(&dir, "127.0.0.1:0", &["--max-attempts", "1"]);
+    let mut first = worker(&dir, &addr, "first", &["-j", "1", "--drain-seconds", "0"]);
+    let out = dir.join("job");
+    let job = submit(&addr, &[&corpus], &out, 400_000);
+    wait_until(
+        Duration::from_secs(60),
+        "a lease",
+        &[&first, &server],
+        || first.log().contains("shard leased"),
+    );
+    let term = Command::new("kill")
+        .args(["-TERM", &first.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(term.success());
+    let start = Instant::now();
+    let code = loop {
+        if let Some(code) = first.child.try_wait().unwrap() {
+            break code;
+        }
+        assert!(start.elapsed() < Duration::from_secs(30), "{}", first.log());
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(code.success(), "{}", first.log());
+    assert!(first.log().contains("shard handed back"), "{}", first.log());
+    // With --max-attempts 1 a counted attempt would have failed the shard.
+    let second = worker(&dir, &addr, "second", &["-j", "2"]);
+    let end = wait_for_end(&addr, job, &[&second, &server]);
+    assert_eq!(end["state"], "done", "{end}");
+    assert_same_as_local(&out, &dir.join("local"));
+    drop(second);
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
+}
