@@ -505,3 +505,81 @@ fn a_stopping_worker_hands_its_shard_back() {
     drop(server);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// With --tls-cert/--tls-key the coordinator speaks TLS only: a client that
+/// trusts the certificate gets through, a plaintext one does not.
+#[test]
+fn tls_clients_get_through_and_plaintext_ones_do_not() {
+    let dir = temp("tls");
+    let cert = rcgen::generate_simple_self_signed(vec!["localhost".to_string()]).unwrap();
+    let (cert_pem, key_pem) = (dir.join("cert.pem"), dir.join("key.pem"));
+    std::fs::write(&cert_pem, cert.cert.pem()).unwrap();
+    std::fs::write(&key_pem, cert.signing_key.serialize_pem()).unwrap();
+    let (server, addr) = serve(
+        &dir,
+        "127.0.0.1:0",
+        &[
+            "--tls-cert",
+            cert_pem.to_str().unwrap(),
+            "--tls-key",
+            key_pem.to_str().unwrap(),
+        ],
+    );
+    let port = addr.rsplit(':').next().unwrap();
+    let url = format!("https://localhost:{port}");
+    let ok = verdict()
+        .args(["jobs", "--json", "--coordinator", &url, "--tls-ca"])
+        .arg(&cert_pem)
+        .env("VERDICT_TOKEN", TOKEN)
+        .output()
+        .unwrap();
+    assert!(
+        ok.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&ok.stderr),
+        server.log()
+    );
+    assert_eq!(json_of(&ok), serde_json::json!([]));
+    let plain = client(&addr, &["jobs"]);
+    assert_eq!(plain.status.code(), Some(2));
+    let no_ca = verdict()
+        .args(["jobs", "--coordinator", &url])
+        .env("VERDICT_TOKEN", TOKEN)
+        .output()
+        .unwrap();
+    assert_eq!(no_ca.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&no_ca.stderr).contains("--tls-ca"));
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A shard that fails every time is marked failed with its reason after
+/// --max-attempts, and the job ends, reporting it, instead of hanging.
+#[test]
+fn shards_that_keep_failing_end_the_job_with_their_reason() {
+    let dir = temp("failing");
+    std::fs::create_dir_all(dir.join("in")).unwrap();
+    std::fs::write(dir.join("in/a.sgf"), "(;SZ[9];B[aa];W[bb])").unwrap();
+    // `games` is a file, so no part file can be written.
+    std::fs::create_dir_all(dir.join("out")).unwrap();
+    std::fs::write(dir.join("out/games"), "in the way").unwrap();
+    let (server, addr) = serve(&dir, "127.0.0.1:0", &["--max-attempts", "2"]);
+    let w = worker(&dir, &addr, "w", &["-j", "1"]);
+    let job = submit(&addr, &[&dir.join("in")], &dir.join("out"), 1 << 20);
+    let end = wait_for_end(&addr, job, &[&w, &server]);
+    assert_eq!(end["state"], "done with failures", "{end}");
+    assert_eq!(end["shards"]["failed"], 1, "{end}");
+    let failure = &end["failures"][0];
+    assert_eq!(failure["attempts"], 2, "{end}");
+    assert!(
+        failure["reason"].as_str().unwrap().contains("games"),
+        "{end}"
+    );
+    // `verdict watch` on an ended job says so and exits 1.
+    let watched = client(&addr, &["watch", &job.to_string()]);
+    assert_eq!(watched.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&watched.stdout).contains("failed shard 0 after 2 attempts"));
+    drop(w);
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
+}
