@@ -275,18 +275,32 @@ async fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
             .tls_config(ServerTlsConfig::new().identity(Identity::from_pem(cert, key)))
             .context("TLS configuration")?;
     }
-    server
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serving = server
         .add_service(health)
         .add_service(InterceptedService::new(jobs, check.clone()))
         .add_service(InterceptedService::new(workers, check))
         .serve_with_incoming_shutdown(
             tokio_stream::wrappers::TcpListenerStream::new(listener),
             async {
-                stop_signal().await;
-                tracing::info!("stopping: finishing requests in flight");
+                let _ = stopped.await;
             },
-        )
-        .await
-        .context("serving gRPC")?;
+        );
+    tokio::pin!(serving);
+    tokio::select! {
+        r = &mut serving => r.context("serving gRPC")?,
+        () = stop_signal() => {
+            tracing::info!("stopping: finishing requests in flight");
+            let _ = stop.send(());
+            // Watch streams last until their job ends: do not wait for them.
+            match tokio::time::timeout(Duration::from_secs(5), &mut serving).await {
+                Ok(r) => r.context("serving gRPC")?,
+                Err(_) => tracing::info!("closing the streams still open"),
+            }
+        }
+    }
+    // Everything queued for the state file is committed before we exit.
+    coordinator.flush().await;
+    tracing::info!("stopped");
     Ok(ExitCode::SUCCESS)
 }

@@ -847,6 +847,11 @@ impl Coordinator {
         g
     }
 
+    /// Waits until every change made so far is committed.
+    pub async fn flush(&self) {
+        let _ = self.store.write_durable(Op::Barrier).await;
+    }
+
     /// The heartbeat period workers are told to keep.
     pub fn heartbeat_period(&self) -> Duration {
         self.config.lease_ttl / 3

@@ -100,6 +100,8 @@ pub enum Op {
     CancelShards {
         job: u64,
     },
+    /// Nothing: written durably, it tells when everything before it is.
+    Barrier,
 }
 
 /// Sends changes to the writer thread.
@@ -371,6 +373,7 @@ fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> Result<(), rusqlite::Error>
             )?
             .execute(params![*job as i64])?;
         }
+        Op::Barrier => {}
     }
     Ok(())
 }
