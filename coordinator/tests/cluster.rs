@@ -392,6 +392,13 @@ fn clients_without_the_token_and_paths_outside_the_roots_are_refused() {
         .unwrap();
     assert_eq!(wrong.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&wrong.stderr).contains("wrong bearer token"));
+    // A worker without the token stops at once rather than retry forever.
+    let anonymous_worker = verdict()
+        .args(["worker", "--coordinator", &url])
+        .output()
+        .unwrap();
+    assert_eq!(anonymous_worker.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&anonymous_worker.stderr).contains("bearer token"));
 
     let out = dir.join("out").display().to_string();
     let cases: [(&[&str], &str); 4] = [

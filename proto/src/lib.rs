@@ -15,6 +15,10 @@ use verdict_worker::run::RunOptions;
 use verdict_worker::shard::ShardFile;
 use verdict_worker::summary::{Summary, Tally};
 
+/// Bumped when workers and coordinators of different builds must not talk
+/// (a change in what a field means, not a field added).
+pub const PROTOCOL_VERSION: u32 = 1;
+
 /// Generated code of the `verdict.v1` package.
 pub mod v1 {
     #![allow(clippy::all, clippy::pedantic, missing_debug_implementations)]

@@ -55,6 +55,7 @@ async fn simulated_worker(channel: Authed, deadline: Instant) -> Tally {
         .register(v1::RegisterRequest {
             name: "loadtest".into(),
             threads: 1,
+            protocol: verdict_proto::PROTOCOL_VERSION,
         })
         .await
     else {

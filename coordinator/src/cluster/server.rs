@@ -113,6 +113,13 @@ impl Workers for WorkersService {
         req: Request<v1::RegisterRequest>,
     ) -> Result<Response<v1::RegisterResponse>, Status> {
         let req = req.into_inner();
+        if req.protocol != verdict_proto::PROTOCOL_VERSION {
+            return Err(Status::failed_precondition(format!(
+                "this worker speaks protocol {}, the coordinator {}: run the same verdict version on both",
+                req.protocol,
+                verdict_proto::PROTOCOL_VERSION
+            )));
+        }
         let id = self.0.register(&req.name);
         Ok(Response::new(v1::RegisterResponse {
             worker_id: id,

@@ -115,7 +115,7 @@ pub fn run(args: WorkerArgs) -> anyhow::Result<ExitCode> {
             drain: Duration::from_secs(args.drain_seconds),
             stop,
         };
-        w.run().await;
+        w.run().await.map_err(super::client::refused)?;
         Ok(ExitCode::SUCCESS)
     });
     // A shard handed back may still be finishing its current file.
@@ -137,21 +137,27 @@ impl Worker {
         }
     }
 
-    async fn register(&mut self) -> Option<(u64, Duration)> {
+    /// Registers, retrying while the coordinator cannot be reached; a
+    /// refusal (wrong token, another protocol) is final.
+    async fn register(&mut self) -> Result<Option<(u64, Duration)>, Status> {
         let mut backoff = Backoff::new();
         while !self.stopping() {
             let req = v1::RegisterRequest {
                 name: self.name.clone(),
                 threads: self.threads as u32,
+                protocol: verdict_proto::PROTOCOL_VERSION,
             };
             match self.client.register(req).await {
                 Ok(r) => {
                     let r = r.into_inner();
                     tracing::info!(worker = r.worker_id, name = %self.name, threads = self.threads, "registered");
-                    return Some((
+                    return Ok(Some((
                         r.worker_id,
                         Duration::from_millis(u64::from(r.heartbeat_ms.max(50))),
-                    ));
+                    )));
+                }
+                Err(s) if matches!(s.code(), Code::Unauthenticated | Code::FailedPrecondition) => {
+                    return Err(s)
                 }
                 Err(s) => {
                     let wait = backoff.step();
@@ -160,12 +166,12 @@ impl Worker {
                 }
             }
         }
-        None
+        Ok(None)
     }
 
-    async fn run(&mut self) {
-        let Some((id, heartbeat)) = self.register().await else {
-            return;
+    async fn run(&mut self) -> Result<(), Status> {
+        let Some((id, heartbeat)) = self.register().await? else {
+            return Ok(());
         };
         let mut backoff = Backoff::new();
         while !self.stopping() {
@@ -188,14 +194,12 @@ impl Worker {
                 Err(s) => {
                     let wait = backoff.step();
                     tracing::warn!(error = %s.message(), code = ?s.code(), retry_in = ?wait, "cannot reach the coordinator");
-                    if !transient(&s) && s.code() == Code::Unauthenticated {
-                        tracing::error!("the coordinator refuses our token");
-                    }
                     self.pause(wait).await;
                 }
             }
         }
         tracing::info!("stopped");
+        Ok(())
     }
 
     /// Analyses one leased shard, heartbeating, and reports how it ended.
