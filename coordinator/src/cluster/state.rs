@@ -15,6 +15,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use verdict_proto::prost::Message;
 use verdict_proto::v1;
 use verdict_worker::run::RunOptions;
+use verdict_worker::summary::Summary;
 
 use super::auth::Roots;
 use super::plan::{clear_parts, plan};
@@ -82,7 +83,8 @@ enum ShardState {
         /// Games analysed so far, from heartbeats.
         games: u64,
     },
-    Done(v1::ShardSummary),
+    /// Done, with its game count (its summary is added to the job's).
+    Done(u64),
     Failed,
     Cancelled,
 }
@@ -109,6 +111,9 @@ struct Job {
     error: String,
     bytes_total: u64,
     lease_expiries: u64,
+    /// The sum of the done shards' summaries: one summary per job in
+    /// memory, however many shards it has.
+    total: Summary,
 }
 
 #[derive(Debug)]
@@ -199,15 +204,19 @@ impl Coordinator {
             };
             let mut shards = Vec::with_capacity(row.shards.len());
             let mut open = 0;
+            let mut total = verdict_proto::empty_summary(&options);
             for s in row.shards {
                 let files = v1::ShardFiles::decode(&s.files[..])
                     .map_err(|e| corrupt("a shard", &e))?
                     .files;
                 let shard_state = match s.state.as_str() {
-                    "done" => ShardState::Done(
-                        v1::ShardSummary::decode(s.summary.as_deref().unwrap_or_default())
-                            .map_err(|e| corrupt("a shard summary", &e))?,
-                    ),
+                    "done" => {
+                        let summary =
+                            v1::ShardSummary::decode(s.summary.as_deref().unwrap_or_default())
+                                .map_err(|e| corrupt("a shard summary", &e))?;
+                        verdict_proto::add_summary(&mut total, &summary);
+                        ShardState::Done(summary.games)
+                    }
                     "failed" => ShardState::Failed,
                     "cancelled" => ShardState::Cancelled,
                     "leased" if state == JobState::Running => {
@@ -252,6 +261,7 @@ impl Coordinator {
                     error: row.error,
                     bytes_total: row.bytes_total,
                     lease_expiries: 0,
+                    total,
                 },
             );
         }
@@ -351,6 +361,7 @@ impl Coordinator {
         .map_err(|e| StateError::Internal(e.to_string()))?
         .map_err(|e| bad(e.to_string()))?;
         let created = now_unix();
+        let total = verdict_proto::empty_summary(&options);
         let shards: Vec<Shard> = planned
             .shards
             .into_iter()
@@ -363,6 +374,17 @@ impl Coordinator {
             .collect();
         let (id, committed) = {
             let mut inner = self.lock();
+            // Checked again: another submit may have taken the folder meanwhile.
+            if let Some((other, _)) = inner
+                .jobs
+                .iter()
+                .find(|(_, j)| j.state == JobState::Running && j.spec.out == req.out)
+            {
+                return Err(StateError::Conflict(format!(
+                    "job {other} is writing to {} already: cancel it or choose another folder",
+                    req.out
+                )));
+            }
             let id = inner.next_job;
             inner.next_job += 1;
             let row = JobRow {
@@ -407,6 +429,7 @@ impl Coordinator {
                     error: String::new(),
                     bytes_total: planned.bytes_total,
                     lease_expiries: 0,
+                    total,
                 },
             );
             (id, self.store.write_durable(Op::InsertJob(row)))
@@ -625,8 +648,9 @@ impl Coordinator {
                 shard: n,
                 summary: summary.encode_to_vec(),
             });
-            shard.state = ShardState::Done(summary);
+            shard.state = ShardState::Done(summary.games);
             shard.error = None;
+            verdict_proto::add_summary(&mut job.total, &summary);
             (committed, job.open == 0)
         };
         let _ = committed.await;
@@ -748,7 +772,7 @@ impl Coordinator {
 
     /// Writes the job's summary (the sum of its done shards') and ends it.
     fn finish(self: Arc<Self>, job_id: u64) {
-        let (out, mut summary, summaries) = {
+        let (out, summary) = {
             let mut inner = self.lock();
             let Some(job) = inner.jobs.get_mut(&job_id) else {
                 return;
@@ -757,27 +781,10 @@ impl Coordinator {
                 return;
             }
             job.state = JobState::Finishing;
-            let summaries: Vec<v1::ShardSummary> = job
-                .shards
-                .iter()
-                .filter_map(|s| match &s.state {
-                    ShardState::Done(summary) => Some(summary.clone()),
-                    _ => None,
-                })
-                .collect();
-            (
-                job.options.out.clone(),
-                verdict_proto::empty_summary(&job.options),
-                summaries,
-            )
+            (job.options.out.clone(), job.total.clone())
         };
         let this = self.clone();
-        let write = move || {
-            for s in &summaries {
-                verdict_proto::add_summary(&mut summary, s);
-            }
-            verdict_worker::run::write_summary(&out, &summary)
-        };
+        let write = move || verdict_worker::run::write_summary(&out, &summary);
         let finish = async move {
             let result = tokio::task::spawn_blocking(write)
                 .await
@@ -889,9 +896,9 @@ fn snapshot(id: u64, job: &Job) -> v1::Job {
                 out.shards_leased += 1;
                 out.games += games;
             }
-            ShardState::Done(summary) => {
+            ShardState::Done(games) => {
                 out.shards_done += 1;
-                out.games += summary.games;
+                out.games += games;
             }
             ShardState::Failed => {
                 out.shards_failed += 1;
