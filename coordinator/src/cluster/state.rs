@@ -784,12 +784,16 @@ impl Coordinator {
             (job.options.out.clone(), job.total.clone())
         };
         let this = self.clone();
-        let write = move || verdict_worker::run::write_summary(&out, &summary);
+        // The folder exists unless no shard wrote a part (all failed).
+        let write = move || {
+            std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+            verdict_worker::run::write_summary(&out, &summary).map_err(|e| e.to_string())
+        };
         let finish = async move {
             let result = tokio::task::spawn_blocking(write)
                 .await
                 .map_err(|e| e.to_string())
-                .and_then(|r| r.map_err(|e| e.to_string()));
+                .and_then(|r| r);
             let committed = {
                 let mut inner = this.lock();
                 let Some(job) = inner.jobs.get_mut(&job_id) else {
@@ -912,4 +916,194 @@ fn snapshot(id: u64, job: &Job) -> v1::Job {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Fixture {
+        dir: PathBuf,
+    }
+
+    impl Fixture {
+        fn new(name: &str) -> Fixture {
+            let dir =
+                std::env::temp_dir().join(format!("verdict-state-{name}-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(dir.join("in")).unwrap();
+            let dir = dir.canonicalize().unwrap();
+            for i in 0..3 {
+                std::fs::write(dir.join(format!("in/{i}.sgf")), "(;SZ[9];B[aa];W[bb])").unwrap();
+            }
+            Fixture { dir }
+        }
+
+        fn coordinator(&self, ttl_ms: u64, max_attempts: u32) -> Arc<Coordinator> {
+            let (store, rows) = Store::open(&self.dir.join("state.db")).unwrap();
+            let config = Config {
+                lease_ttl: Duration::from_millis(ttl_ms),
+                max_attempts,
+                shard_bytes: 1,
+                roots: Roots::new(std::slice::from_ref(&self.dir)).unwrap(),
+            };
+            Coordinator::new(config, store, rows).unwrap()
+        }
+
+        fn request(&self) -> v1::SubmitRequest {
+            v1::SubmitRequest {
+                inputs: vec![self.dir.join("in").display().to_string()],
+                out: self.dir.join("out").display().to_string(),
+                ..Default::default()
+            }
+        }
+    }
+
+    impl Drop for Fixture {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+
+    fn summary(games: u64) -> v1::ShardSummary {
+        v1::ShardSummary {
+            games,
+            ..Default::default()
+        }
+    }
+
+    async fn ended(c: &Coordinator, id: u64) -> v1::Job {
+        for _ in 0..200 {
+            let job = c.get(id).unwrap();
+            if job.state != v1::JobState::Running as i32 {
+                return job;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        panic!("job {id} did not end: {:?}", c.get(id));
+    }
+
+    #[tokio::test]
+    async fn lapsed_leases_are_leased_again_until_the_shard_fails() {
+        let f = Fixture::new("lapse");
+        let c = f.coordinator(30, 2);
+        let job = c.submit(f.request()).await.unwrap();
+        // One file per shard (shard_bytes 1, files too small to split).
+        assert_eq!(job.shards_total, 3);
+        let w = c.register("w");
+        let mut leases: Vec<v1::Lease> = (0..3).map(|_| c.acquire(w).unwrap()).collect();
+        assert!(c.acquire(w).is_none(), "three shards, three leases");
+        for l in &leases[1..] {
+            c.complete(l.job_id, l.shard, summary(1)).await.unwrap();
+        }
+        tokio::time::sleep(Duration::from_millis(40)).await;
+        c.reap();
+        assert!(
+            !c.heartbeat(leases[0].lease_id, 0),
+            "a lapsed lease is gone"
+        );
+        let again = c.acquire(w).expect("the lapsed shard is queued again");
+        assert_eq!(again.shard, leases[0].shard);
+        assert_ne!(again.lease_id, leases[0].lease_id);
+        assert!(c.heartbeat(again.lease_id, 5));
+        assert_eq!(c.get(job.id).unwrap().games, 2 + 5);
+        tokio::time::sleep(Duration::from_millis(40)).await;
+        c.reap();
+        leases.push(again);
+        // Two attempts used: failed, and the job ends reporting it.
+        let end = ended(&c, job.id).await;
+        assert_eq!(end.state, v1::JobState::DoneWithFailures as i32);
+        assert_eq!(end.lease_expiries, 2);
+        assert_eq!(end.failures.len(), 1);
+        assert_eq!(end.failures[0].attempts, 2);
+        assert!(end.failures[0].reason.contains("lapsed"), "{end:?}");
+        assert!(f.dir.join("out/summary.json").exists());
+    }
+
+    #[tokio::test]
+    async fn a_shard_counts_once_whoever_completes_it() {
+        let f = Fixture::new("once");
+        let c = f.coordinator(30, 5);
+        let job = c.submit(f.request()).await.unwrap();
+        let (a, b) = (c.register("a"), c.register("b"));
+        let slow = c.acquire(a).unwrap();
+        tokio::time::sleep(Duration::from_millis(40)).await;
+        c.reap();
+        let fast = c.acquire(b).unwrap();
+        assert_eq!(fast.shard, slow.shard);
+        // The slow worker finishes first: accepted (same rows, same summary).
+        c.complete(slow.job_id, slow.shard, summary(7))
+            .await
+            .unwrap();
+        assert!(
+            !c.heartbeat(fast.lease_id, 1),
+            "the other lease is told to stop"
+        );
+        c.complete(fast.job_id, fast.shard, summary(7))
+            .await
+            .unwrap();
+        assert_eq!(c.get(job.id).unwrap().games, 7, "counted once");
+        // A release gives the shard back without counting an attempt.
+        let released = c.acquire(a).unwrap();
+        c.fail(released.lease_id, "stopping", true);
+        let retry = c.acquire(b).unwrap();
+        assert_eq!(retry.shard, released.shard);
+        c.complete(retry.job_id, retry.shard, summary(1))
+            .await
+            .unwrap();
+        let last = c.acquire(a).unwrap();
+        c.complete(last.job_id, last.shard, summary(1))
+            .await
+            .unwrap();
+        let end = ended(&c, job.id).await;
+        assert_eq!(end.state, v1::JobState::Done as i32, "{end:?}");
+        assert_eq!(end.games, 9);
+        assert!(matches!(
+            c.cancel(job.id).await,
+            Err(StateError::Conflict(_))
+        ));
+    }
+
+    #[tokio::test]
+    async fn a_restart_keeps_jobs_done_shards_and_live_leases() {
+        let f = Fixture::new("restart");
+        let (job, held) = {
+            let c = f.coordinator(60_000, 3);
+            let job = c.submit(f.request()).await.unwrap();
+            let w = c.register("w");
+            let done = c.acquire(w).unwrap();
+            c.complete(done.job_id, done.shard, summary(4))
+                .await
+                .unwrap();
+            let held = c.acquire(w).unwrap();
+            c.flush().await;
+            (job, held)
+        };
+        let c = f.coordinator(60_000, 3);
+        let now = c.get(job.id).unwrap();
+        assert_eq!(
+            (now.shards_done, now.shards_leased, now.shards_pending),
+            (1, 1, 1)
+        );
+        assert_eq!(now.games, 4);
+        assert!(
+            c.heartbeat(held.lease_id, 2),
+            "the lease survives the restart"
+        );
+        let w = c.register("new");
+        let next = c.acquire(w).unwrap();
+        assert!(next.lease_id > held.lease_id, "lease ids are never reused");
+        c.complete(held.job_id, held.shard, summary(3))
+            .await
+            .unwrap();
+        c.complete(next.job_id, next.shard, summary(3))
+            .await
+            .unwrap();
+        let end = ended(&c, job.id).await;
+        assert_eq!(end.state, v1::JobState::Done as i32);
+        let written: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(f.dir.join("out/summary.json")).unwrap())
+                .unwrap();
+        assert_eq!(written["games"], 10);
+    }
 }
