@@ -154,6 +154,9 @@ mod tests {
         for f in &found.files[..found.files.len() / 2] {
             collection.extend(std::fs::read(&f.path).unwrap());
         }
+        // Damage at the end: a game cut off mid-record, then garbage.
+        collection.extend(b"(;GM[1]SZ[19]KM[6.5];B[pd];W[dp];B[pp");
+        collection.extend(b"\x00\xff not sgf");
         std::fs::write(corpus.join("all.sgf"), &collection).unwrap();
         let found = discover(&[&corpus]);
         let pool = rayon::ThreadPoolBuilder::new()
