@@ -299,6 +299,11 @@ fn three_workers_give_the_rows_and_summary_of_a_local_run() {
         "{m}"
     );
     assert!(m.contains("verdict_workers{state=\"active\"} 3"), "{m}");
+    assert!(m.contains("\nverdict_games_per_second "), "{m}");
+    assert!(
+        m.contains(&format!("\nverdict_games_total {}", summary(&out)["games"])),
+        "{m}"
+    );
 
     // Listing and a second job into the same folder replacing the first's parts.
     let list = json_of(&client(&addr, &["jobs", "--json"]));

@@ -17,7 +17,7 @@ pub fn render(c: &Coordinator) -> String {
     let g = c.gauges();
     let k = &c.counters;
     let mut s = String::new();
-    let mut metric = |name: &str, kind: &str, help: &str, rows: &[(String, u64)]| {
+    let mut metric = |name: &str, kind: &str, help: &str, rows: &[(String, String)]| {
         let _ = writeln!(s, "# HELP {name} {help}\n# TYPE {name} {kind}");
         for (labels, v) in rows {
             let _ = writeln!(s, "{name}{labels} {v}");
@@ -29,7 +29,7 @@ pub fn render(c: &Coordinator) -> String {
                 .map(|st| {
                     (
                         format!("{{{label}=\"{st}\"}}"),
-                        m.get(st).copied().unwrap_or(0),
+                        m.get(st).copied().unwrap_or(0).to_string(),
                     )
                 })
                 .collect::<Vec<_>>()
@@ -54,12 +54,24 @@ pub fn render(c: &Coordinator) -> String {
             &["pending", "leased", "done", "failed", "cancelled"],
         ),
     );
-    let one = |v: u64| [(String::new(), v)];
+    let one = |v: u64| [(String::new(), v.to_string())];
     metric(
         "verdict_games_total",
         "counter",
         "Games in completed shards (rate() gives games/s).",
         &one(k.games.load(Ordering::Relaxed)),
+    );
+    metric(
+        "verdict_games_per_second",
+        "gauge",
+        "Games analysed per second over the last ten seconds (running shards included).",
+        &[(
+            String::new(),
+            format!(
+                "{:.1}",
+                f64::from_bits(k.games_per_second.load(Ordering::Relaxed))
+            ),
+        )],
     );
     metric(
         "verdict_leases_total",
@@ -90,11 +102,40 @@ pub fn render(c: &Coordinator) -> String {
         "gauge",
         "Workers seen lately (active) and since start (known).",
         &[
-            ("{state=\"active\"}".to_string(), g.workers_active),
-            ("{state=\"known\"}".to_string(), g.workers_known),
+            (
+                "{state=\"active\"}".to_string(),
+                g.workers_active.to_string(),
+            ),
+            ("{state=\"known\"}".to_string(), g.workers_known.to_string()),
         ],
     );
     s
+}
+
+/// Samples the games analysed once a second and keeps the rate over the
+/// last ten seconds for `verdict_games_per_second`.
+pub async fn sample_rate(c: Arc<Coordinator>) {
+    let mut samples = std::collections::VecDeque::with_capacity(11);
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    loop {
+        tick.tick().await;
+        samples.push_back((std::time::Instant::now(), c.games_seen()));
+        if samples.len() > 11 {
+            samples.pop_front();
+        }
+        let (t0, g0) = samples[0];
+        let (t1, g1) = samples[samples.len() - 1];
+        let secs = (t1 - t0).as_secs_f64();
+        // Lapsed leases lose their progress: never a negative rate.
+        let rate = if secs > 0.0 {
+            g1.saturating_sub(g0) as f64 / secs
+        } else {
+            0.0
+        };
+        c.counters
+            .games_per_second
+            .store(rate.to_bits(), Ordering::Relaxed);
+    }
 }
 
 /// Answers every connection with the metrics page (or 404 for other paths).

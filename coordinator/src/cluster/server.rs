@@ -251,6 +251,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
             .with_context(|| format!("cannot listen for metrics on {m}"))?;
         tracing::info!(addr = %listener.local_addr()?, "metrics at /metrics");
         tokio::spawn(super::metrics::serve(listener, coordinator.clone()));
+        tokio::spawn(super::metrics::sample_rate(coordinator.clone()));
     }
     let reaper = coordinator.clone();
     let period = (coordinator.config.lease_ttl / 4).max(Duration::from_millis(50));

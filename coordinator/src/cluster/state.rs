@@ -141,6 +141,8 @@ pub struct Counters {
     pub leases: AtomicU64,
     pub completions: AtomicU64,
     pub failures: AtomicU64,
+    /// Games per second over the last ten seconds, as `f64` bits.
+    pub games_per_second: AtomicU64,
 }
 
 /// What `/metrics` shows, read in one pass under the lock.
@@ -856,6 +858,21 @@ impl Coordinator {
             .filter(|w| w.last_seen.elapsed() < recent)
             .count() as u64;
         g
+    }
+
+    /// Games analysed so far in every job: done shards' and the progress
+    /// running ones report.
+    pub fn games_seen(&self) -> u64 {
+        let inner = self.lock();
+        inner
+            .jobs
+            .values()
+            .flat_map(|j| &j.shards)
+            .map(|s| match s.state {
+                ShardState::Done(g) | ShardState::Leased { games: g, .. } => g,
+                _ => 0,
+            })
+            .sum()
     }
 
     /// Waits until every change made so far is committed.
