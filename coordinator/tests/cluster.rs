@@ -404,6 +404,30 @@ fn clients_without_the_token_and_paths_outside_the_roots_are_refused() {
         .unwrap();
     assert_eq!(wrong.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&wrong.stderr).contains("wrong bearer token"));
+    // The standard health service answers without the token (probes carry none).
+    let health = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(async {
+            let channel = tonic::transport::Endpoint::from_shared(url.clone())
+                .unwrap()
+                .connect()
+                .await
+                .unwrap();
+            let mut h = tonic_health::pb::health_client::HealthClient::new(channel);
+            h.check(tonic_health::pb::HealthCheckRequest {
+                service: "verdict.v1.Workers".into(),
+            })
+            .await
+            .unwrap()
+            .into_inner()
+            .status
+        });
+    assert_eq!(
+        health,
+        tonic_health::pb::health_check_response::ServingStatus::Serving as i32
+    );
     // A worker without the token stops at once rather than retry forever.
     let anonymous_worker = verdict()
         .args(["worker", "--coordinator", &url])
