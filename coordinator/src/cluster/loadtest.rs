@@ -65,7 +65,13 @@ async fn simulated_worker(channel: Authed, deadline: Instant) -> Tally {
     let worker_id = r.into_inner().worker_id;
     while Instant::now() < deadline {
         let start = Instant::now();
-        let lease = match client.acquire(v1::AcquireRequest { worker_id }).await {
+        let lease = match client
+            .acquire(v1::AcquireRequest {
+                worker_id,
+                wait_ms: 0,
+            })
+            .await
+        {
             Ok(r) => r.into_inner().lease,
             Err(_) => {
                 t.errors += 1;

@@ -131,13 +131,20 @@ impl Workers for WorkersService {
         &self,
         req: Request<v1::AcquireRequest>,
     ) -> Result<Response<v1::AcquireResponse>, Status> {
-        let worker = req.into_inner().worker_id;
-        let lease = self.0.acquire(worker);
+        let req = req.into_inner();
+        let worker = req.worker_id;
+        let wait = Duration::from_millis(u64::from(req.wait_ms.min(30_000)));
+        let lease = self.0.acquire_waiting(worker, wait).await;
         if let Some(l) = &lease {
             tracing::debug!(worker, name = %self.0.worker_name(worker), job = l.job_id, shard = l.shard, lease = l.lease_id, "leased");
         }
         Ok(Response::new(v1::AcquireResponse {
-            retry_after_ms: if lease.is_none() { 1000 } else { 0 },
+            // After a long poll, ask again at once.
+            retry_after_ms: if lease.is_none() && wait.is_zero() {
+                1000
+            } else {
+                0
+            },
             lease,
         }))
     }

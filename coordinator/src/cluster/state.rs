@@ -162,6 +162,8 @@ pub struct Coordinator {
     pub config: Config,
     pub counters: Counters,
     changed: tokio::sync::watch::Sender<u64>,
+    /// Woken when shards are queued, for workers waiting in `Acquire`.
+    work: tokio::sync::Notify,
 }
 
 fn now_unix() -> i64 {
@@ -282,6 +284,7 @@ impl Coordinator {
             config,
             counters: Counters::default(),
             changed: tokio::sync::watch::channel(0).0,
+            work: tokio::sync::Notify::new(),
         });
         // Jobs whose last shard ended just before a stop: write their summary now.
         for id in ended {
@@ -438,6 +441,7 @@ impl Coordinator {
         };
         let _ = committed.await;
         tracing::info!(job = id, "job submitted");
+        self.work.notify_waiters();
         self.bump();
         self.get(id)
     }
@@ -567,6 +571,24 @@ impl Coordinator {
             });
         }
         None
+    }
+
+    /// [`Coordinator::acquire`], waiting up to `wait` for a shard to be
+    /// queued when there is none.
+    pub async fn acquire_waiting(&self, worker: u64, wait: Duration) -> Option<v1::Lease> {
+        let deadline = tokio::time::Instant::now() + wait;
+        loop {
+            // Registered before looking, so a shard queued in between wakes us.
+            let notified = self.work.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            if let Some(lease) = self.acquire(worker) {
+                return Some(lease);
+            }
+            if tokio::time::timeout_at(deadline, notified).await.is_err() {
+                return None;
+            }
+        }
     }
 
     /// Renews a lease; false when it is gone (lapsed, or the job cancelled).
@@ -729,6 +751,7 @@ impl Coordinator {
             error: Some(reason.to_string()),
         });
         inner.queue.push_front((job_id, n));
+        self.work.notify_waiters();
         None
     }
 
@@ -1122,5 +1145,28 @@ mod tests {
             serde_json::from_slice(&std::fs::read(f.dir.join("out/summary.json")).unwrap())
                 .unwrap();
         assert_eq!(written["games"], 10);
+    }
+
+    #[tokio::test]
+    async fn a_waiting_worker_is_woken_by_new_work() {
+        let f = Fixture::new("wake");
+        let c = f.coordinator(60_000, 3);
+        let w = c.register("w");
+        let idle = Instant::now();
+        assert!(c
+            .acquire_waiting(w, Duration::from_millis(50))
+            .await
+            .is_none());
+        assert!(idle.elapsed() >= Duration::from_millis(50));
+        let start = Instant::now();
+        let waiter = {
+            let c = c.clone();
+            tokio::spawn(async move { c.acquire_waiting(w, Duration::from_secs(20)).await })
+        };
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let job = c.submit(f.request()).await.unwrap();
+        let lease = waiter.await.unwrap().expect("woken with a lease");
+        assert_eq!(lease.job_id, job.id);
+        assert!(start.elapsed() < Duration::from_secs(10));
     }
 }

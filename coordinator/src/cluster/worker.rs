@@ -175,11 +175,17 @@ impl Worker {
         };
         let mut backoff = Backoff::new();
         while !self.stopping() {
-            match self
-                .client
-                .acquire(v1::AcquireRequest { worker_id: id })
-                .await
-            {
+            // Wait at the coordinator for work (long poll), but not past a stop.
+            let req = v1::AcquireRequest {
+                worker_id: id,
+                wait_ms: 10_000,
+            };
+            let mut stop = self.stop.clone();
+            let answer = tokio::select! {
+                a = self.client.acquire(req) => a,
+                _ = stop.wait_for(|s| *s) => break,
+            };
+            match answer {
                 Ok(r) => {
                     backoff.reset();
                     let r = r.into_inner();
