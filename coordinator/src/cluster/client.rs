@@ -176,7 +176,7 @@ pub fn submit(args: SubmitArgs) -> anyhow::Result<ExitCode> {
         shard_bytes: args.shard_bytes.unwrap_or(0),
         label: args.label.clone(),
     };
-    if req.encoded_len_hint() > MAX_MESSAGE_BYTES {
+    if verdict_proto::prost::Message::encoded_len(&req) > MAX_MESSAGE_BYTES {
         bail!("too many inputs for one request: name their folders instead");
     }
     runtime()?.block_on(async {
@@ -197,16 +197,6 @@ pub fn submit(args: SubmitArgs) -> anyhow::Result<ExitCode> {
         let job = follow(&mut client, job.id, args.json).await?;
         Ok(exit_for(&job))
     })
-}
-
-trait EncodedLen {
-    fn encoded_len_hint(&self) -> usize;
-}
-
-impl EncodedLen for v1::SubmitRequest {
-    fn encoded_len_hint(&self) -> usize {
-        verdict_proto::prost::Message::encoded_len(self)
-    }
 }
 
 /// Follows a job to its end with a progress bar (plain lines when not a

@@ -576,6 +576,9 @@ impl Coordinator {
     /// [`Coordinator::acquire`], waiting up to `wait` for a shard to be
     /// queued when there is none.
     pub async fn acquire_waiting(&self, worker: u64, wait: Duration) -> Option<v1::Lease> {
+        if wait.is_zero() {
+            return self.acquire(worker);
+        }
         let deadline = tokio::time::Instant::now() + wait;
         loop {
             // Registered before looking, so a shard queued in between wakes us.
