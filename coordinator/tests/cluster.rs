@@ -388,7 +388,7 @@ fn clients_without_the_token_and_paths_outside_the_roots_are_refused() {
     let dir = temp("refused");
     std::fs::create_dir_all(dir.join("in")).unwrap();
     std::fs::write(dir.join("in/a.sgf"), "(;SZ[9];B[aa];W[bb])").unwrap();
-    let (_server, addr) = serve(&dir, "127.0.0.1:0", &[]);
+    let (mut server, addr) = serve(&dir, "127.0.0.1:0", &[]);
     let url = format!("http://{addr}");
 
     let anonymous = verdict()
@@ -481,6 +481,8 @@ fn clients_without_the_token_and_paths_outside_the_roots_are_refused() {
     assert_eq!(cancelled["state"], "cancelled");
     let missing = client(&addr, &["status", "99"]);
     assert!(String::from_utf8_lossy(&missing.stderr).contains("no job 99"));
+    // SIGTERM stops the coordinator cleanly, state committed.
+    stop(&mut server);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -506,6 +508,25 @@ fn a_short_load_test_runs_without_errors() {
     assert!(by["complete"]["p99"].as_f64().unwrap() > 0.0, "{v}");
 }
 
+/// Sends SIGTERM (by pid, as Kubernetes does) and expects a clean exit
+/// within 30 s.
+fn stop(p: &mut Proc) {
+    let term = Command::new("kill")
+        .args(["-TERM", &p.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(term.success());
+    let start = Instant::now();
+    let code = loop {
+        if let Some(code) = p.child.try_wait().unwrap() {
+            break code;
+        }
+        assert!(start.elapsed() < Duration::from_secs(30), "{}", p.log());
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(code.success(), "{}", p.log());
+}
+
 /// SIGTERM (sent by pid, as Kubernetes does) with no time to drain: the
 /// worker hands its shard back, without counting an attempt, and exits 0;
 /// another worker finishes the job.
@@ -524,20 +545,7 @@ fn a_stopping_worker_hands_its_shard_back() {
         &[&first, &server],
         || first.log().contains("shard leased"),
     );
-    let term = Command::new("kill")
-        .args(["-TERM", &first.child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(term.success());
-    let start = Instant::now();
-    let code = loop {
-        if let Some(code) = first.child.try_wait().unwrap() {
-            break code;
-        }
-        assert!(start.elapsed() < Duration::from_secs(30), "{}", first.log());
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    assert!(code.success(), "{}", first.log());
+    stop(&mut first);
     assert!(first.log().contains("shard handed back"), "{}", first.log());
     // With --max-attempts 1 a counted attempt would have failed the shard.
     let second = worker(&dir, &addr, "second", &["-j", "2"]);
