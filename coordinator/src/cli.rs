@@ -99,6 +99,38 @@ pub enum Command {
     /// Measure verdict against ground truth (see `verdict help eval deadstones`).
     #[command(subcommand)]
     Eval(EvalCommand),
+    /// Run the coordinator of the distributed service (gRPC).
+    ///
+    /// Keeps jobs, shards and leases in a SQLite state file: restarted on
+    /// the same file it resumes every job. See docs/service.md.
+    ///
+    /// Example:
+    ///   verdict serve --listen 0.0.0.0:7070 --state verdict.db --allow-root /data --token "$TOKEN"
+    #[command(verbatim_doc_comment)]
+    Serve(crate::cluster::args::ServeArgs),
+    /// Pull shards from a coordinator and analyse them on every core.
+    ///
+    /// Example:
+    ///   verdict worker --coordinator http://coordinator:7070
+    #[command(verbatim_doc_comment)]
+    Worker(crate::cluster::args::WorkerArgs),
+    /// Submit a corpus job to a coordinator.
+    ///
+    /// Example:
+    ///   verdict submit /data/corpus --out /data/results --wait
+    #[command(verbatim_doc_comment)]
+    Submit(crate::cluster::args::SubmitArgs),
+    /// List a coordinator's jobs.
+    Jobs(crate::cluster::args::JobsArgs),
+    /// Show one job: shards by state, games, failed shards and why.
+    Status(crate::cluster::args::JobArgs),
+    /// Follow a job with a progress bar until it ends.
+    Watch(crate::cluster::args::JobArgs),
+    /// Cancel a job: its shards are no longer handed out.
+    Cancel(crate::cluster::args::JobArgs),
+    /// Measure a coordinator's lease cycles per second with simulated workers.
+    #[command(hide = true)]
+    Loadtest(crate::cluster::args::LoadtestArgs),
 }
 
 #[derive(Debug, Subcommand)]

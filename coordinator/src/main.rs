@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 mod cli;
+mod cluster;
 mod cmd;
 
 fn main() -> ExitCode {

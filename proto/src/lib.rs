@@ -1,7 +1,264 @@
-//! The verdict wire contract.
-//!
-//! This crate will hold the `verdict.v1` protobuf package and every conversion
-//! between generated types and the domain types of `verdict-rules`, so that no
-//! other crate sees prost types. The distributed service (coordinator and
-//! workers) is not built yet; the crate exists now because the workspace layout
-//! is fixed.
+//! The verdict wire contract: the `verdict.v1` protobuf package (messages and
+//! tonic services, generated at build time from `proto/verdict/v1/*.proto`)
+//! and conversions between generated types and domain types, so that no
+//! other crate builds prost types field by field.
+
+use std::path::PathBuf;
+
+/// The prost version the generated types use (for `Message::encode`/`decode`).
+pub use prost;
+
+use verdict_rules::analyse::KomiPolicy;
+use verdict_rules::score::RuleSet;
+use verdict_worker::inputs::InputFile;
+use verdict_worker::run::RunOptions;
+use verdict_worker::shard::ShardFile;
+use verdict_worker::summary::{Summary, Tally};
+
+/// Bumped when workers and coordinators of different builds must not talk
+/// (a change in what a field means, not a field added).
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// Generated code of the `verdict.v1` package.
+pub mod v1 {
+    #![allow(clippy::all, clippy::pedantic, missing_debug_implementations)]
+    tonic::include_proto!("verdict.v1");
+}
+
+/// A message that cannot be turned into a domain value.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum ConvertError {
+    #[error("unknown rule set {0:?}; known: {1}")]
+    UnknownRuleSet(String, String),
+    #[error("komi {0} is not a finite number")]
+    BadKomi(String),
+    #[error("game range {first}..{last} is empty")]
+    EmptyRange { first: u64, last: u64 },
+}
+
+impl From<&RunOptions> for v1::AnalysisOptions {
+    fn from(o: &RunOptions) -> Self {
+        v1::AnalysisOptions {
+            komi: Some(v1::KomiPolicy {
+                policy: Some(match o.komi {
+                    KomiPolicy::Game => v1::komi_policy::Policy::Game(true),
+                    KomiPolicy::Fixed(k) => v1::komi_policy::Policy::Fixed(k),
+                }),
+            }),
+            include_unfinished: o.include_unfinished,
+            all_pairs: o.all_pairs,
+            komi_sweep: o.komi_sweep.clone(),
+            rules: if o.rules == RuleSet::ALL {
+                Vec::new()
+            } else {
+                o.rules.iter().map(|r| r.id().to_string()).collect()
+            },
+        }
+    }
+}
+
+/// The run options a job's analysis options mean, writing to `out` on
+/// `threads` threads (0: every core).
+///
+/// # Errors
+/// Unknown rule set ids, or a komi that is not a finite number.
+pub fn run_options(
+    o: &v1::AnalysisOptions,
+    out: PathBuf,
+    threads: usize,
+) -> Result<RunOptions, ConvertError> {
+    let komi = match o.komi.as_ref().and_then(|k| k.policy.as_ref()) {
+        None | Some(v1::komi_policy::Policy::Game(_)) => KomiPolicy::Game,
+        Some(v1::komi_policy::Policy::Fixed(k)) if k.is_finite() => KomiPolicy::Fixed(*k),
+        Some(v1::komi_policy::Policy::Fixed(k)) => {
+            return Err(ConvertError::BadKomi(k.to_string()))
+        }
+    };
+    if let Some(k) = o.komi_sweep.iter().find(|k| !k.is_finite()) {
+        return Err(ConvertError::BadKomi(k.to_string()));
+    }
+    let rules = if o.rules.is_empty() {
+        RuleSet::ALL.to_vec()
+    } else {
+        o.rules
+            .iter()
+            .map(|id| {
+                RuleSet::from_id(id).ok_or_else(|| {
+                    let ids: Vec<&str> = RuleSet::ALL.iter().map(|r| r.id()).collect();
+                    ConvertError::UnknownRuleSet(id.clone(), ids.join(", "))
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?
+    };
+    Ok(RunOptions {
+        out,
+        threads,
+        komi,
+        include_unfinished: o.include_unfinished,
+        all_pairs: o.all_pairs,
+        komi_sweep: o.komi_sweep.clone(),
+        rules,
+        ..RunOptions::default()
+    })
+}
+
+/// The empty summary a job's shard summaries are added to.
+pub fn empty_summary(options: &RunOptions) -> Summary {
+    let mut s = Summary::new(options.all_pairs, &options.rules);
+    s.sweep = options.komi_sweep.clone();
+    s
+}
+
+impl From<&Summary> for v1::ShardSummary {
+    fn from(s: &Summary) -> Self {
+        let map = |m: &std::collections::BTreeMap<String, u64>| {
+            m.iter().map(|(k, v)| (k.clone(), *v)).collect()
+        };
+        v1::ShardSummary {
+            games: s.games,
+            by_status: map(&s.by_status),
+            skip_reasons: map(&s.skip_reasons),
+            self_check: map(&s.self_check),
+            cells: s
+                .cells
+                .iter()
+                .map(|((c, d, v), t)| v1::SummaryCell {
+                    comparison: c.clone(),
+                    dimension: d.clone(),
+                    value: v.clone(),
+                    scorable: t.scorable,
+                    disagreements: t.disagreements,
+                    draws: t.draws,
+                })
+                .collect(),
+        }
+    }
+}
+
+/// Adds the counts of a shard's summary to `total`.
+pub fn add_summary(total: &mut Summary, s: &v1::ShardSummary) {
+    let mut part = Summary {
+        games: s.games,
+        ..Summary::default()
+    };
+    for (mine, theirs) in [
+        (&mut part.by_status, &s.by_status),
+        (&mut part.skip_reasons, &s.skip_reasons),
+        (&mut part.self_check, &s.self_check),
+    ] {
+        mine.extend(theirs.iter().map(|(k, v)| (k.clone(), *v)));
+    }
+    for c in &s.cells {
+        part.cells.insert(
+            (c.comparison.clone(), c.dimension.clone(), c.value.clone()),
+            Tally {
+                scorable: c.scorable,
+                disagreements: c.disagreements,
+                draws: c.draws,
+            },
+        );
+    }
+    total.merge(&part);
+}
+
+impl From<&ShardFile> for v1::ShardFile {
+    fn from(f: &ShardFile) -> Self {
+        v1::ShardFile {
+            path: f.file.path.display().to_string(),
+            root: f.file.root.display().to_string(),
+            len: f.file.len,
+            range: f.range.as_ref().map(|r| v1::GameRange {
+                first: r.start,
+                last: r.end,
+            }),
+        }
+    }
+}
+
+impl TryFrom<&v1::ShardFile> for ShardFile {
+    type Error = ConvertError;
+
+    fn try_from(f: &v1::ShardFile) -> Result<Self, ConvertError> {
+        let range = match &f.range {
+            None => None,
+            Some(r) if r.first < r.last => Some(r.first..r.last),
+            Some(r) => {
+                return Err(ConvertError::EmptyRange {
+                    first: r.first,
+                    last: r.last,
+                })
+            }
+        };
+        Ok(ShardFile {
+            file: InputFile {
+                path: PathBuf::from(&f.path),
+                len: f.len,
+                root: PathBuf::from(&f.root),
+            },
+            range,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_survive_the_wire() {
+        let o = RunOptions {
+            out: PathBuf::from("/out"),
+            komi: KomiPolicy::Fixed(7.5),
+            include_unfinished: true,
+            all_pairs: true,
+            komi_sweep: vec![5.5, 6.5],
+            rules: vec![RuleSet::JpdA, RuleSet::Chinese],
+            ..RunOptions::default()
+        };
+        let back = run_options(&(&o).into(), PathBuf::from("/out"), 0).unwrap();
+        assert_eq!(format!("{back:?}"), format!("{o:?}"));
+        let all = run_options(&v1::AnalysisOptions::default(), PathBuf::new(), 0).unwrap();
+        assert_eq!(all.rules, RuleSet::ALL);
+        assert!(matches!(all.komi, KomiPolicy::Game));
+        let bad = v1::AnalysisOptions {
+            rules: vec!["jpd_z".into()],
+            ..Default::default()
+        };
+        assert!(matches!(
+            run_options(&bad, PathBuf::new(), 0),
+            Err(ConvertError::UnknownRuleSet(..))
+        ));
+    }
+
+    #[test]
+    fn summaries_survive_the_wire() {
+        let mut s = Summary::new(false, &RuleSet::ALL);
+        s.games = 7;
+        s.by_status.insert("scored".into(), 5);
+        s.skip_reasons.insert("no_game".into(), 2);
+        s.cells.insert(
+            ("a_vs_b".into(), "all".into(), "all".into()),
+            Tally {
+                scorable: 5,
+                disagreements: 1,
+                draws: 0,
+            },
+        );
+        let mut total = Summary::new(false, &RuleSet::ALL);
+        add_summary(&mut total, &(&s).into());
+        assert_eq!(total, s);
+        add_summary(&mut total, &(&s).into());
+        assert_eq!(total.games, 14);
+        assert_eq!(total.cells.values().next().unwrap().disagreements, 2);
+    }
+
+    #[test]
+    fn empty_ranges_are_refused() {
+        let f = v1::ShardFile {
+            path: "a.sgf".into(),
+            range: Some(v1::GameRange { first: 3, last: 3 }),
+            ..Default::default()
+        };
+        assert!(ShardFile::try_from(&f).is_err());
+    }
+}

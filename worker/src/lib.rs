@@ -6,6 +6,8 @@
 //! - [`synth`] generates complete games by self-play, for demos and tests.
 //! - [`run`] is the corpus job: [`row`]s to Parquet ([`parquet_out`]) and
 //!   [`summary`] files.
+//! - [`shard`] is one piece of a distributed job: the same rows as [`run`]
+//!   for some files or a game range of one, and the summary to add up.
 //! - [`drive`] pushes every game of those files into a visitor on every core.
 //! - [`replay`] replays every game and adds up what it saw
 //!   ([`replay::ReplayStats`]); [`check`] scores every game and compares
@@ -25,5 +27,6 @@ pub mod parquet_out;
 pub mod replay;
 pub mod row;
 pub mod run;
+pub mod shard;
 pub mod summary;
 pub mod synth;

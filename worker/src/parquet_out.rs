@@ -111,7 +111,12 @@ where
             version.to_string(),
         )]))
         .build();
-    let tmp = path.with_extension("parquet.tmp");
+    // A name of its own per writer: two workers re-running the same shard
+    // (a lapsed lease) never write into one temporary file; the last rename
+    // wins, and both wrote the same rows.
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = path.with_extension(format!("parquet.{}-{n}.tmp", std::process::id()));
     let io = |source| WriteError::Io {
         path: name.clone(),
         source,

@@ -6,6 +6,7 @@
 //! corpus, and the output is the same whatever the thread count.
 
 use std::collections::HashSet;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -114,21 +115,28 @@ pub struct RunReport {
 /// loaded: no real SGF collection comes near it.
 pub const MAX_MEMBER_BYTES: u64 = 256 << 20;
 
-/// Rows of the games in one SGF text.
+/// Rows of the games in one SGF text; with `range`, only the games whose
+/// index is in it (a collection split across shards), and the file-level
+/// rows (no game, unreadable) only in the range that starts at game 0.
+#[allow(clippy::too_many_arguments)]
 fn rows_of_bytes(
     source: &str,
     input: &str,
     path: &Path,
     bytes: &[u8],
+    range: Option<&Range<u64>>,
     analyser: &mut Analyser,
     options: &RunOptions,
     rows: &mut Vec<GameRow>,
 ) {
+    let in_range = |index: usize| range.is_none_or(|r| r.contains(&(index as u64)));
     read_games(
         path,
         bytes,
         &mut Default::default(),
         &mut |item| match item {
+            Item::Game { index, .. } if !in_range(index) => {}
+            Item::NoGame { .. } | Item::Unreadable { .. } if !in_range(0) => {}
             Item::Game {
                 index, sgf, bytes, ..
             } => rows.push(match Game::from_sgf(sgf, bytes) {
@@ -155,17 +163,23 @@ fn rows_of_bytes(
 
 /// What one input file gave: rows, members left aside, time spent.
 #[derive(Debug, Default)]
-struct FileRows {
-    rows: Vec<GameRow>,
+pub(crate) struct FileRows {
+    pub(crate) rows: Vec<GameRow>,
     /// Archive members or archives not read, with the reason.
-    not_read: Vec<(String, String)>,
+    pub(crate) not_read: Vec<(String, String)>,
     read_time: Duration,
     analyse_time: Duration,
 }
 
 /// Rows of one file (or of every SGF member of an archive, named
-/// `archive!/member`), and the time spent reading and analysing.
-fn rows_of_file(file: &InputFile, analyser: &mut Analyser, options: &RunOptions) -> FileRows {
+/// `archive!/member`), and the time spent reading and analysing. `range`
+/// keeps only some games of a plain file (archives are never split).
+pub(crate) fn rows_of_file(
+    file: &InputFile,
+    range: Option<&Range<u64>>,
+    analyser: &mut Analyser,
+    options: &RunOptions,
+) -> FileRows {
     let source = file.path.display().to_string();
     let input = file.root.display().to_string();
     let mut out = FileRows::default();
@@ -184,6 +198,7 @@ fn rows_of_file(file: &InputFile, analyser: &mut Analyser, options: &RunOptions)
                     &input,
                     &file.path,
                     &member.bytes,
+                    None,
                     analyser,
                     options,
                     &mut rows,
@@ -207,8 +222,10 @@ fn rows_of_file(file: &InputFile, analyser: &mut Analyser, options: &RunOptions)
     out.read_time = t0.elapsed();
     match read {
         Err(e) => {
-            out.rows
-                .push(GameRow::skipped(&source, &input, 0, SkipReason::Unreadable));
+            if range.is_none_or(|r| r.start == 0) {
+                out.rows
+                    .push(GameRow::skipped(&source, &input, 0, SkipReason::Unreadable));
+            }
             out.not_read.push((source.clone(), e.to_string()));
         }
         Ok(bytes) => rows_of_bytes(
@@ -216,6 +233,7 @@ fn rows_of_file(file: &InputFile, analyser: &mut Analyser, options: &RunOptions)
             &input,
             &file.path,
             &bytes,
+            range,
             analyser,
             options,
             &mut out.rows,
@@ -291,7 +309,7 @@ pub fn run(
                 .par_iter()
                 .map_init(
                     || Analyser::new().use_record_result(options.settle_with_result),
-                    |analyser, file| rows_of_file(file, analyser, options),
+                    |analyser, file| rows_of_file(file, None, analyser, options),
                 )
                 .collect()
         });
@@ -360,7 +378,9 @@ pub fn run(
     })
 }
 
-fn write_summary(out: &Path, summary: &Summary) -> Result<(), RunError> {
+/// Writes `summary.json` and `summary.parquet` into `out` (a local run's, or
+/// a distributed job's merged from its shards).
+pub fn write_summary(out: &Path, summary: &Summary) -> Result<(), RunError> {
     let json = summary.to_json(SCHEMA_VERSION);
     let path = out.join("summary.json");
     std::fs::write(

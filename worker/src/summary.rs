@@ -167,6 +167,28 @@ impl Summary {
         }
     }
 
+    /// Adds the counts of `other` (a summary of other games, with the same
+    /// comparisons and sweep) to these: summing shard summaries gives the
+    /// summary of the whole corpus, as if it had been added row by row.
+    pub fn merge(&mut self, other: &Summary) {
+        self.games += other.games;
+        for (mine, theirs) in [
+            (&mut self.by_status, &other.by_status),
+            (&mut self.skip_reasons, &other.skip_reasons),
+            (&mut self.self_check, &other.self_check),
+        ] {
+            for (k, v) in theirs {
+                *mine.entry(k.clone()).or_default() += v;
+            }
+        }
+        for (key, t) in &other.cells {
+            let mine = self.cells.entry(key.clone()).or_default();
+            mine.scorable += t.scorable;
+            mine.disagreements += t.disagreements;
+            mine.draws += t.draws;
+        }
+    }
+
     /// The headline table: comparison -> overall counts.
     pub fn overall(&self) -> Vec<(&str, &Tally)> {
         self.cells

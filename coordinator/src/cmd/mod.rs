@@ -21,5 +21,13 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Demo(args) => demo::run(args),
         Command::Synth(args) => synth::run(args),
         Command::Eval(crate::cli::EvalCommand::Deadstones(args)) => eval::deadstones(args),
+        Command::Serve(args) => crate::cluster::serve(args),
+        Command::Worker(args) => crate::cluster::worker(args),
+        Command::Submit(args) => crate::cluster::submit(args),
+        Command::Jobs(args) => crate::cluster::jobs(args),
+        Command::Status(args) => crate::cluster::status(args),
+        Command::Watch(args) => crate::cluster::watch(args),
+        Command::Cancel(args) => crate::cluster::cancel(args),
+        Command::Loadtest(args) => crate::cluster::loadtest(args),
     }
 }

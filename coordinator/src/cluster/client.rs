@@ -1,0 +1,324 @@
+//! The researcher's commands: `submit`, `jobs`, `status`, `watch`, `cancel`.
+
+use std::io::IsTerminal;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context};
+use indicatif::{ProgressBar, ProgressStyle};
+use tonic::service::interceptor::InterceptedService;
+use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint};
+use verdict_proto::v1;
+use verdict_proto::v1::jobs_client::JobsClient;
+
+use super::args::{ConnectArgs, JobArgs, JobsArgs, SubmitArgs};
+use super::auth::AddToken;
+use super::server::MAX_MESSAGE_BYTES;
+
+pub type Authed = InterceptedService<Channel, AddToken>;
+
+/// An endpoint for the coordinator (TLS when the URL is https://).
+pub fn endpoint(c: &ConnectArgs) -> anyhow::Result<Endpoint> {
+    let mut ep = Endpoint::from_shared(c.coordinator.clone())
+        .with_context(|| format!("--coordinator {:?} is not a URL", c.coordinator))?
+        .connect_timeout(Duration::from_secs(5))
+        .tcp_nodelay(true);
+    if let Some(ca) = &c.tls_ca {
+        let pem = std::fs::read(ca).with_context(|| format!("--tls-ca {}", ca.display()))?;
+        ep = ep
+            .tls_config(ClientTlsConfig::new().ca_certificate(Certificate::from_pem(pem)))
+            .context("TLS configuration")?;
+    } else if c.coordinator.starts_with("https:") {
+        bail!("an https:// coordinator needs --tls-ca (the CA certificate that signed its certificate)");
+    }
+    Ok(ep)
+}
+
+/// A channel that adds the token to every request.
+pub fn authed(channel: Channel, c: &ConnectArgs) -> anyhow::Result<Authed> {
+    Ok(InterceptedService::new(
+        channel,
+        AddToken::new(c.token.as_deref())?,
+    ))
+}
+
+async fn jobs_client(c: &ConnectArgs) -> anyhow::Result<JobsClient<Authed>> {
+    let channel = endpoint(c)?
+        .connect()
+        .await
+        .with_context(|| format!("cannot reach the coordinator at {}", c.coordinator))?;
+    Ok(JobsClient::new(authed(channel, c)?).max_decoding_message_size(64 << 20))
+}
+
+/// A refusal from the coordinator, said plainly.
+pub fn refused(s: tonic::Status) -> anyhow::Error {
+    anyhow::anyhow!("the coordinator refused: {} ({:?})", s.message(), s.code())
+}
+
+fn state_name(job: &v1::Job) -> &'static str {
+    match v1::JobState::try_from(job.state).unwrap_or_default() {
+        v1::JobState::Unspecified => "unknown",
+        v1::JobState::Running => "running",
+        v1::JobState::Done => "done",
+        v1::JobState::DoneWithFailures => "done with failures",
+        v1::JobState::Cancelled => "cancelled",
+    }
+}
+
+fn job_json(job: &v1::Job) -> serde_json::Value {
+    serde_json::json!({
+        "id": job.id,
+        "state": state_name(job),
+        "label": job.label,
+        "inputs": job.inputs,
+        "out": job.out,
+        "shards": {"total": job.shards_total, "pending": job.shards_pending, "leased": job.shards_leased,
+                   "done": job.shards_done, "failed": job.shards_failed},
+        "games": job.games,
+        "bytes_total": job.bytes_total,
+        "lease_expiries": job.lease_expiries,
+        "failures": job.failures.iter().map(|f| serde_json::json!({"shard": f.shard, "reason": f.reason, "attempts": f.attempts})).collect::<Vec<_>>(),
+        "error": job.error,
+        "created_unix": job.created_unix,
+        "finished_unix": job.finished_unix,
+    })
+}
+
+fn print_job(job: &v1::Job) {
+    println!(
+        "job {} ({}){}",
+        job.id,
+        state_name(job),
+        if job.label.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", job.label)
+        }
+    );
+    println!("  inputs  {}", job.inputs.join(" "));
+    println!("  out     {}", job.out);
+    println!(
+        "  shards  {} total: {} done, {} leased, {} pending, {} failed",
+        job.shards_total, job.shards_done, job.shards_leased, job.shards_pending, job.shards_failed
+    );
+    println!("  games   {}", job.games);
+    if job.lease_expiries > 0 {
+        println!("  leases that lapsed: {}", job.lease_expiries);
+    }
+    for f in &job.failures {
+        println!(
+            "  failed shard {} after {} attempts: {}",
+            f.shard, f.attempts, f.reason
+        );
+    }
+    if !job.error.is_empty() {
+        println!("  error: {}", job.error);
+    }
+}
+
+/// Exit status for an ended job: 0 only when every shard is done.
+fn exit_for(job: &v1::Job) -> ExitCode {
+    if job.state == v1::JobState::Done as i32 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")
+}
+
+fn komi_options(text: &str) -> anyhow::Result<(Option<v1::KomiPolicy>, Vec<f64>)> {
+    use v1::komi_policy::Policy;
+    Ok(match text {
+        "game" => (None, Vec::new()),
+        sweep if sweep.contains(':') => (
+            None,
+            verdict_worker::summary::parse_sweep(sweep).map_err(|e| anyhow::anyhow!("--komi {e}"))?,
+        ),
+        value => (
+            Some(v1::KomiPolicy {
+                policy: Some(Policy::Fixed(value.parse().with_context(|| {
+                    format!("--komi {value:?}: give `game`, points such as 6.5, or a sweep such as 5.5:8.5:0.5")
+                })?)),
+            }),
+            Vec::new(),
+        ),
+    })
+}
+
+pub fn submit(args: SubmitArgs) -> anyhow::Result<ExitCode> {
+    let (komi, komi_sweep) = komi_options(&args.komi)?;
+    let absolute = |p: &std::path::Path| -> anyhow::Result<String> {
+        Ok(std::path::absolute(p)
+            .with_context(|| format!("{}", p.display()))?
+            .display()
+            .to_string())
+    };
+    let req = v1::SubmitRequest {
+        inputs: args
+            .inputs
+            .iter()
+            .map(|p| absolute(p))
+            .collect::<anyhow::Result<_>>()?,
+        out: absolute(&args.out)?,
+        options: Some(v1::AnalysisOptions {
+            komi,
+            include_unfinished: args.include_unfinished,
+            all_pairs: args.all_pairs,
+            komi_sweep,
+            rules: args.rules.clone(),
+        }),
+        shard_bytes: args.shard_bytes.unwrap_or(0),
+        label: args.label.clone(),
+    };
+    if verdict_proto::prost::Message::encoded_len(&req) > MAX_MESSAGE_BYTES {
+        bail!("too many inputs for one request: name their folders instead");
+    }
+    runtime()?.block_on(async {
+        let mut client = jobs_client(&args.connect).await?;
+        let job = client.submit(req).await.map_err(refused)?.into_inner();
+        if !args.wait {
+            if args.json {
+                println!("{}", serde_json::to_string_pretty(&job_json(&job))?);
+            } else {
+                println!(
+                    "job {}: {} shards, {} bytes; follow it with `verdict watch {}`",
+                    job.id, job.shards_total, job.bytes_total, job.id
+                );
+            }
+            return Ok(ExitCode::SUCCESS);
+        }
+        eprintln!("verdict: job {}: {} shards", job.id, job.shards_total);
+        let job = follow(&mut client, job.id, args.json).await?;
+        Ok(exit_for(&job))
+    })
+}
+
+/// Follows a job to its end with a progress bar (plain lines when not a
+/// terminal), then prints it; returns its last state.
+async fn follow(client: &mut JobsClient<Authed>, id: u64, json: bool) -> anyhow::Result<v1::Job> {
+    let mut stream = client
+        .watch(v1::GetJobRequest { job_id: id })
+        .await
+        .map_err(refused)?
+        .into_inner();
+    let bar = (std::io::stderr().is_terminal() && !json).then(|| {
+        let bar = ProgressBar::new(0);
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} shards {msg} ETA {eta}",
+            )
+            .expect("a valid template"),
+        );
+        bar
+    });
+    let start = Instant::now();
+    let mut last_line = Instant::now() - Duration::from_secs(60);
+    let mut last = None;
+    while let Some(job) = stream.message().await.map_err(refused)? {
+        let ended = u64::from(job.shards_done + job.shards_failed);
+        let rate = job.games as f64 / start.elapsed().as_secs_f64().max(1e-3);
+        if let Some(bar) = &bar {
+            bar.set_length(u64::from(job.shards_total));
+            bar.set_position(ended);
+            bar.set_message(format!("{} games, {rate:.0} games/s", job.games));
+        } else if !json && last_line.elapsed() > Duration::from_secs(2) {
+            last_line = Instant::now();
+            eprintln!(
+                "verdict: job {id}: {ended}/{} shards, {} games",
+                job.shards_total, job.games
+            );
+        }
+        last = Some(job);
+    }
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    let job = last.context("the coordinator closed the watch without a word")?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&job_json(&job))?);
+    } else {
+        print_job(&job);
+    }
+    Ok(job)
+}
+
+pub fn jobs(args: JobsArgs) -> anyhow::Result<ExitCode> {
+    runtime()?.block_on(async {
+        let mut client = jobs_client(&args.connect).await?;
+        let jobs = client
+            .list(v1::ListJobsRequest {})
+            .await
+            .map_err(refused)?
+            .into_inner()
+            .jobs;
+        if args.json {
+            let all: Vec<_> = jobs.iter().map(job_json).collect();
+            println!("{}", serde_json::to_string_pretty(&all)?);
+            return Ok(ExitCode::SUCCESS);
+        }
+        println!(
+            "{:>6}  {:<20} {:>13} {:>12}  out",
+            "job", "state", "shards done", "games"
+        );
+        for j in &jobs {
+            println!(
+                "{:>6}  {:<20} {:>6}/{:<6} {:>12}  {}",
+                j.id,
+                state_name(j),
+                j.shards_done,
+                j.shards_total,
+                j.games,
+                j.out
+            );
+        }
+        Ok(ExitCode::SUCCESS)
+    })
+}
+
+pub fn status(args: JobArgs) -> anyhow::Result<ExitCode> {
+    runtime()?.block_on(async {
+        let mut client = jobs_client(&args.connect).await?;
+        let job = client
+            .get(v1::GetJobRequest { job_id: args.job })
+            .await
+            .map_err(refused)?
+            .into_inner();
+        if args.json {
+            println!("{}", serde_json::to_string_pretty(&job_json(&job))?);
+        } else {
+            print_job(&job);
+        }
+        Ok(ExitCode::SUCCESS)
+    })
+}
+
+pub fn watch(args: JobArgs) -> anyhow::Result<ExitCode> {
+    runtime()?.block_on(async {
+        let mut client = jobs_client(&args.connect).await?;
+        let job = follow(&mut client, args.job, args.json).await?;
+        Ok(exit_for(&job))
+    })
+}
+
+pub fn cancel(args: JobArgs) -> anyhow::Result<ExitCode> {
+    runtime()?.block_on(async {
+        let mut client = jobs_client(&args.connect).await?;
+        let job = client
+            .cancel(v1::CancelJobRequest { job_id: args.job })
+            .await
+            .map_err(refused)?
+            .into_inner();
+        if args.json {
+            println!("{}", serde_json::to_string_pretty(&job_json(&job))?);
+        } else {
+            print_job(&job);
+        }
+        Ok(ExitCode::SUCCESS)
+    })
+}

@@ -1,0 +1,321 @@
+//! `verdict serve`: thin gRPC services over [`Coordinator`], the health
+//! service, the lease reaper and `/metrics`.
+
+use std::pin::Pin;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use tokio_stream::Stream;
+use tonic::service::interceptor::InterceptedService;
+use tonic::transport::{Identity, Server, ServerTlsConfig};
+use tonic::{Request, Response, Status};
+use verdict_proto::v1;
+use verdict_proto::v1::jobs_server::{Jobs, JobsServer};
+use verdict_proto::v1::workers_server::{Workers, WorkersServer};
+
+use super::args::ServeArgs;
+use super::auth::{CheckToken, Roots};
+use super::state::{Config, Coordinator, StateError};
+use super::store::Store;
+
+/// Requests larger than this are refused (a lease or a submit is a few
+/// kilobytes; a shard of 2000 files well under a megabyte).
+pub const MAX_MESSAGE_BYTES: usize = 4 << 20;
+
+impl From<StateError> for Status {
+    fn from(e: StateError) -> Status {
+        match e {
+            StateError::BadRequest(m) => Status::invalid_argument(m),
+            StateError::NoJob(_) => Status::not_found(e.to_string()),
+            StateError::Conflict(m) => Status::failed_precondition(m),
+            StateError::Internal(m) => Status::internal(m),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+struct JobsService(Arc<Coordinator>);
+
+type JobStream = Pin<Box<dyn Stream<Item = Result<v1::Job, Status>> + Send + 'static>>;
+
+#[tonic::async_trait]
+impl Jobs for JobsService {
+    async fn submit(&self, req: Request<v1::SubmitRequest>) -> Result<Response<v1::Job>, Status> {
+        Ok(Response::new(self.0.submit(req.into_inner()).await?))
+    }
+
+    async fn get(&self, req: Request<v1::GetJobRequest>) -> Result<Response<v1::Job>, Status> {
+        Ok(Response::new(self.0.get(req.into_inner().job_id)?))
+    }
+
+    async fn list(
+        &self,
+        _req: Request<v1::ListJobsRequest>,
+    ) -> Result<Response<v1::ListJobsResponse>, Status> {
+        Ok(Response::new(v1::ListJobsResponse {
+            jobs: self.0.list(),
+        }))
+    }
+
+    async fn cancel(
+        &self,
+        req: Request<v1::CancelJobRequest>,
+    ) -> Result<Response<v1::Job>, Status> {
+        Ok(Response::new(self.0.cancel(req.into_inner().job_id).await?))
+    }
+
+    type WatchStream = JobStream;
+
+    async fn watch(
+        &self,
+        req: Request<v1::GetJobRequest>,
+    ) -> Result<Response<Self::WatchStream>, Status> {
+        let id = req.into_inner().job_id;
+        let coordinator = self.0.clone();
+        let first = coordinator.get(id)?;
+        let (tx, rx) = tokio::sync::mpsc::channel(4);
+        let mut changed = coordinator.subscribe();
+        tokio::spawn(async move {
+            let mut last = first;
+            if tx.send(Ok(last.clone())).await.is_err() {
+                return;
+            }
+            while last.state == v1::JobState::Running as i32 {
+                // Wake on any change, at most five times a second.
+                let _ = tokio::time::timeout(Duration::from_secs(5), changed.changed()).await;
+                tokio::time::sleep(Duration::from_millis(200)).await;
+                let Ok(now) = coordinator.get(id) else {
+                    return;
+                };
+                if now != last {
+                    if tx.send(Ok(now.clone())).await.is_err() {
+                        return;
+                    }
+                    last = now;
+                }
+            }
+        });
+        Ok(Response::new(Box::pin(
+            tokio_stream::wrappers::ReceiverStream::new(rx),
+        )))
+    }
+}
+
+#[derive(Debug, Clone)]
+struct WorkersService(Arc<Coordinator>);
+
+#[tonic::async_trait]
+impl Workers for WorkersService {
+    async fn register(
+        &self,
+        req: Request<v1::RegisterRequest>,
+    ) -> Result<Response<v1::RegisterResponse>, Status> {
+        let req = req.into_inner();
+        if req.protocol != verdict_proto::PROTOCOL_VERSION {
+            return Err(Status::failed_precondition(format!(
+                "this worker speaks protocol {}, the coordinator {}: run the same verdict version on both",
+                req.protocol,
+                verdict_proto::PROTOCOL_VERSION
+            )));
+        }
+        let id = self.0.register(&req.name);
+        Ok(Response::new(v1::RegisterResponse {
+            worker_id: id,
+            heartbeat_ms: self.0.heartbeat_period().as_millis() as u32,
+        }))
+    }
+
+    async fn acquire(
+        &self,
+        req: Request<v1::AcquireRequest>,
+    ) -> Result<Response<v1::AcquireResponse>, Status> {
+        let req = req.into_inner();
+        let worker = req.worker_id;
+        let wait = Duration::from_millis(u64::from(req.wait_ms.min(30_000)));
+        let lease = self.0.acquire_waiting(worker, wait).await;
+        if let Some(l) = &lease {
+            tracing::debug!(worker, name = %self.0.worker_name(worker), job = l.job_id, shard = l.shard, lease = l.lease_id, "leased");
+        }
+        Ok(Response::new(v1::AcquireResponse {
+            // After a long poll, ask again at once.
+            retry_after_ms: if lease.is_none() && wait.is_zero() {
+                1000
+            } else {
+                0
+            },
+            lease,
+        }))
+    }
+
+    async fn heartbeat(
+        &self,
+        req: Request<v1::HeartbeatRequest>,
+    ) -> Result<Response<v1::HeartbeatResponse>, Status> {
+        let req = req.into_inner();
+        Ok(Response::new(v1::HeartbeatResponse {
+            keep: self.0.heartbeat(req.lease_id, req.games),
+        }))
+    }
+
+    async fn complete(
+        &self,
+        req: Request<v1::CompleteRequest>,
+    ) -> Result<Response<v1::CompleteResponse>, Status> {
+        let req = req.into_inner();
+        let summary = req
+            .summary
+            .ok_or_else(|| Status::invalid_argument("a completion carries the shard's summary"))?;
+        self.0.complete(req.job_id, req.shard, summary).await?;
+        Ok(Response::new(v1::CompleteResponse {}))
+    }
+
+    async fn fail(
+        &self,
+        req: Request<v1::FailRequest>,
+    ) -> Result<Response<v1::FailResponse>, Status> {
+        let req = req.into_inner();
+        let mut reason = req.reason;
+        reason.truncate(4096);
+        self.0.fail(req.lease_id, &reason, req.release);
+        Ok(Response::new(v1::FailResponse {}))
+    }
+}
+
+/// Sets up structured logging on standard error.
+pub fn init_logs(json: bool) {
+    let level = std::env::var("VERDICT_LOG")
+        .ok()
+        .and_then(|l| l.parse().ok())
+        .unwrap_or(tracing::Level::INFO);
+    let builder = tracing_subscriber::fmt()
+        .with_max_level(level)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .with_writer(std::io::stderr);
+    let _ = if json {
+        builder.json().try_init()
+    } else {
+        builder.try_init()
+    };
+}
+
+/// Resolves when the process is asked to stop (SIGTERM or Ctrl-C).
+pub async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+            .expect("installing a SIGTERM handler");
+        tokio::select! {
+            _ = term.recv() => {}
+            _ = tokio::signal::ctrl_c() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
+    init_logs(args.log_json);
+    let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
+    runtime.block_on(serve(args))
+}
+
+async fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
+    let roots = if args.allow_roots.is_empty() {
+        vec![std::env::current_dir().context("the current folder")?]
+    } else {
+        args.allow_roots.clone()
+    };
+    let roots = Roots::new(&roots).map_err(anyhow::Error::msg)?;
+    if args.token.is_none() {
+        tracing::warn!("no --token: any client that can reach the port may submit jobs");
+    }
+    let (store, rows) = Store::open(&args.state)?;
+    let coordinator = Coordinator::new(
+        Config {
+            lease_ttl: Duration::from_millis(u64::from(args.lease_ttl_ms.max(100))),
+            max_attempts: args.max_attempts.max(1),
+            shard_bytes: args.shard_bytes.max(1),
+            roots: roots.clone(),
+        },
+        store,
+        rows,
+    )?;
+    let listener = tokio::net::TcpListener::bind(args.listen)
+        .await
+        .with_context(|| format!("cannot listen on {}", args.listen))?;
+    let addr = listener.local_addr()?;
+    // The first line of standard output, for scripts and tests that asked for port 0.
+    println!("verdict: listening on {addr}");
+    tracing::info!(%addr, state = %args.state.display(), roots = ?roots.list(), "coordinator started");
+
+    if let Some(m) = args.metrics_listen {
+        let listener = tokio::net::TcpListener::bind(m)
+            .await
+            .with_context(|| format!("cannot listen for metrics on {m}"))?;
+        tracing::info!(addr = %listener.local_addr()?, "metrics at /metrics");
+        tokio::spawn(super::metrics::serve(listener, coordinator.clone()));
+        tokio::spawn(super::metrics::sample_rate(coordinator.clone()));
+    }
+    let reaper = coordinator.clone();
+    let period = (coordinator.config.lease_ttl / 4).max(Duration::from_millis(50));
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(period);
+        loop {
+            tick.tick().await;
+            reaper.reap();
+        }
+    });
+
+    let (reporter, health) = tonic_health::server::health_reporter();
+    reporter.set_serving::<JobsServer<JobsService>>().await;
+    reporter
+        .set_serving::<WorkersServer<WorkersService>>()
+        .await;
+    let check = CheckToken::new(args.token.as_deref());
+    let jobs = JobsServer::new(JobsService(coordinator.clone()))
+        .max_decoding_message_size(MAX_MESSAGE_BYTES)
+        .max_encoding_message_size(64 << 20);
+    let workers = WorkersServer::new(WorkersService(coordinator.clone()))
+        .max_decoding_message_size(MAX_MESSAGE_BYTES)
+        .max_encoding_message_size(64 << 20);
+    let mut server = Server::builder();
+    if let (Some(cert), Some(key)) = (&args.tls_cert, &args.tls_key) {
+        let cert = std::fs::read(cert).with_context(|| format!("--tls-cert {}", cert.display()))?;
+        let key = std::fs::read(key).with_context(|| format!("--tls-key {}", key.display()))?;
+        server = server
+            .tls_config(ServerTlsConfig::new().identity(Identity::from_pem(cert, key)))
+            .context("TLS configuration")?;
+    }
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serving = server
+        .add_service(health)
+        .add_service(InterceptedService::new(jobs, check.clone()))
+        .add_service(InterceptedService::new(workers, check))
+        .serve_with_incoming_shutdown(
+            tokio_stream::wrappers::TcpListenerStream::new(listener),
+            async {
+                let _ = stopped.await;
+            },
+        );
+    tokio::pin!(serving);
+    tokio::select! {
+        r = &mut serving => r.context("serving gRPC")?,
+        () = stop_signal() => {
+            tracing::info!("stopping: finishing requests in flight");
+            let _ = stop.send(());
+            // Watch streams last until their job ends: do not wait for them.
+            match tokio::time::timeout(Duration::from_secs(5), &mut serving).await {
+                Ok(r) => r.context("serving gRPC")?,
+                Err(_) => tracing::info!("closing the streams still open"),
+            }
+        }
+    }
+    // Everything queued for the state file is committed before we exit.
+    coordinator.flush().await;
+    tracing::info!("stopped");
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,265 @@
+//! One shard of a distributed job: some files (or a game range of one large
+//! collection file), analysed exactly as `verdict run` analyses them, written
+//! as `games/part-<shard>.parquet`, with the shard's summary returned for the
+//! coordinator to add up.
+//!
+//! The rows are the ones `verdict run` writes for the same games (same
+//! `source`, `input`, `index`, `game_hash`), so a job's rows are the rows of a
+//! local run, whatever the shard boundaries. Writing under a temporary name
+//! and renaming makes a re-run shard replace its own file, never add to it.
+
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use rayon::prelude::*;
+use verdict_rules::analyse::Analyser;
+
+use crate::inputs::InputFile;
+use crate::parquet_out::{write_table, WriteError};
+use crate::row::{columns, GameRow, SCHEMA_VERSION};
+use crate::run::{rows_of_file, FileRows, RunOptions};
+use crate::summary::Summary;
+
+/// One file of a shard.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShardFile {
+    pub file: InputFile,
+    /// Only the games whose index (from 0, in the file) is in this range;
+    /// `None` for the whole file.
+    pub range: Option<Range<u64>>,
+}
+
+/// What one shard gave.
+#[derive(Debug)]
+pub struct ShardOutcome {
+    pub summary: Summary,
+    pub part: PathBuf,
+    /// Archive members or files not read, with the reason.
+    pub not_read: Vec<(String, String)>,
+}
+
+/// Why a shard did not finish.
+#[derive(Debug, thiserror::Error)]
+pub enum ShardError {
+    #[error("cancelled")]
+    Cancelled,
+    #[error("cannot create the output folder {path}: {source}")]
+    CreateOut {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Write(#[from] WriteError),
+}
+
+/// Where shard `shard` of a job writing to `out` puts its rows.
+pub fn part_path(out: &Path, shard: u32) -> PathBuf {
+    out.join("games").join(format!("part-{shard:05}.parquet"))
+}
+
+/// Analyses `files` on `pool`, writes the part file of shard `shard` under
+/// `options.out`, and returns the shard's summary. `games` counts analysed
+/// games as they finish (for heartbeats); `cancel` stops the shard between
+/// files, writing nothing.
+///
+/// `options.limit` and `options.dedup` are corpus-wide and do not apply to
+/// a shard.
+///
+/// # Errors
+/// Cancelled, or the output could not be written.
+pub fn run_shard(
+    files: &[ShardFile],
+    shard: u32,
+    options: &RunOptions,
+    pool: &rayon::ThreadPool,
+    games: &AtomicU64,
+    cancel: &AtomicBool,
+) -> Result<ShardOutcome, ShardError> {
+    let part = part_path(&options.out, shard);
+    let dir = part.parent().expect("a part path has a folder");
+    std::fs::create_dir_all(dir).map_err(|source| ShardError::CreateOut {
+        path: dir.display().to_string(),
+        source,
+    })?;
+    let per_file: Vec<Option<FileRows>> = pool.install(|| {
+        files
+            .par_iter()
+            .map_init(
+                || Analyser::new().use_record_result(options.settle_with_result),
+                |analyser, f| {
+                    if cancel.load(Ordering::Relaxed) {
+                        return None;
+                    }
+                    let got = rows_of_file(&f.file, f.range.as_ref(), analyser, options);
+                    games.fetch_add(got.rows.len() as u64, Ordering::Relaxed);
+                    Some(got)
+                },
+            )
+            .collect()
+    });
+    if cancel.load(Ordering::Relaxed) {
+        return Err(ShardError::Cancelled);
+    }
+    let mut summary = Summary::new(options.all_pairs, &options.rules);
+    summary.sweep = options.komi_sweep.clone();
+    let mut rows = Vec::new();
+    let mut not_read = Vec::new();
+    for file in per_file.into_iter().flatten() {
+        for mut row in file.rows {
+            row.keep_rule_sets(&options.rules);
+            summary.add(&row);
+            rows.push(row);
+        }
+        not_read.extend(file.not_read);
+    }
+    write_table(
+        &part,
+        &columns(),
+        rows.iter().map(GameRow::cells),
+        SCHEMA_VERSION,
+    )?;
+    Ok(ShardOutcome {
+        summary,
+        part,
+        not_read,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::inputs::discover;
+    use crate::synth::{write_corpus, SynthOptions};
+
+    fn temp(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("verdict-shard-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    /// Shards that split a corpus (whole files, and one collection cut into
+    /// game ranges) add up to exactly the summary of a local run, and their
+    /// rows are the local run's rows.
+    #[test]
+    fn shards_add_up_to_a_local_run() {
+        let dir = temp("sum");
+        let corpus = dir.join("corpus");
+        let options = SynthOptions {
+            games: 60,
+            ..SynthOptions::default()
+        };
+        write_corpus(&options, &corpus, 8).unwrap();
+        // One collection of every game of the corpus's first files, to cut.
+        let found = discover(&[&corpus]);
+        let mut collection = Vec::new();
+        for f in &found.files[..found.files.len() / 2] {
+            collection.extend(std::fs::read(&f.path).unwrap());
+        }
+        // Damage at the end: a game cut off mid-record, then garbage.
+        collection.extend(b"(;GM[1]SZ[19]KM[6.5];B[pd];W[dp];B[pp");
+        collection.extend(b"\x00\xff not sgf");
+        std::fs::write(corpus.join("all.sgf"), &collection).unwrap();
+        let found = discover(&[&corpus]);
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+
+        let local = crate::run::run(
+            &found.files,
+            &RunOptions {
+                out: dir.join("local"),
+                threads: 2,
+                ..RunOptions::default()
+            },
+            &mut |_| {},
+        )
+        .unwrap();
+
+        let sharded = RunOptions {
+            out: dir.join("sharded"),
+            ..RunOptions::default()
+        };
+        let mut shards: Vec<Vec<ShardFile>> = Vec::new();
+        for f in &found.files {
+            if f.path.ends_with("all.sgf") {
+                // Cut the collection into three ranges, the last past its end.
+                for r in [0..7, 7..11, 11..10_000] {
+                    shards.push(vec![ShardFile {
+                        file: f.clone(),
+                        range: Some(r),
+                    }]);
+                }
+            } else {
+                if shards.last().is_none_or(|s| s.len() >= 5) {
+                    shards.push(Vec::new());
+                }
+                shards.last_mut().unwrap().push(ShardFile {
+                    file: f.clone(),
+                    range: None,
+                });
+            }
+        }
+        let mut total = Summary::new(false, &verdict_rules::score::RuleSet::ALL);
+        let games = AtomicU64::new(0);
+        for (n, files) in shards.iter().enumerate() {
+            let got = run_shard(
+                files,
+                n as u32,
+                &sharded,
+                &pool,
+                &games,
+                &AtomicBool::new(false),
+            )
+            .unwrap();
+            assert!(got.part.exists());
+            total.merge(&got.summary);
+        }
+        assert!(local.summary.games > 60, "{}", local.summary.games);
+        assert_eq!(games.load(Ordering::Relaxed), local.summary.games);
+        assert_eq!(total, local.summary);
+        assert_eq!(total.to_json("x"), local.summary.to_json("x"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_cancelled_shard_writes_nothing() {
+        let dir = temp("cancel");
+        let corpus = dir.join("corpus");
+        write_corpus(
+            &SynthOptions {
+                games: 5,
+                ..SynthOptions::default()
+            },
+            &corpus,
+            1,
+        )
+        .unwrap();
+        let files: Vec<ShardFile> = discover(&[&corpus])
+            .files
+            .into_iter()
+            .map(|file| ShardFile { file, range: None })
+            .collect();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let options = RunOptions {
+            out: dir.join("out"),
+            ..RunOptions::default()
+        };
+        let got = run_shard(
+            &files,
+            3,
+            &options,
+            &pool,
+            &AtomicU64::new(0),
+            &AtomicBool::new(true),
+        );
+        assert!(matches!(got, Err(ShardError::Cancelled)));
+        assert!(!part_path(&options.out, 3).exists());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
