@@ -1,7 +1,8 @@
 //! Per-stage cost of the per-game pipeline on real records: reading the SGF,
 //! building the `Game`, replaying, and counting + scoring the final position.
 //! No harness; run with `cargo bench -p verdict-rules --bench pipeline`, or
-//! `... -- score` to time (and profile) only counting + scoring, longer.
+//! `... -- score` to time (and profile) only counting + scoring, longer;
+//! `... -- settle` likewise for settling dead stones without marks.
 //!
 //! Uses the marked KGS games of `../shared/corpora/kgs` (dead stones from
 //! their TB/TW marks, the positions scoring sees in practice) and the whole
@@ -16,6 +17,7 @@ use verdict_rules::analyse::{Analyser, KomiPolicy};
 use verdict_rules::game::Game;
 use verdict_rules::replay::Replayer;
 use verdict_rules::score::{verdicts, Counter, Position, Terms};
+use verdict_rules::settle::{Settlement, Settler};
 use verdict_rules::sgf::{Reader, SgfGame};
 
 fn files(dir: &Path, out: &mut Vec<Vec<u8>>) {
@@ -136,6 +138,23 @@ fn main() {
         );
         return;
     }
+    // Settling: the same positions, marks ignored.
+    let only_settle = std::env::args().any(|a| a == "settle");
+    let mut settler = Settler::new();
+    let mut settlement = Settlement::default();
+    let (settle_best, settle) = times(marked.len(), if only_settle { 21 } else { 3 }, || {
+        for (pos, ..) in &marked {
+            settler.settle(black_box(pos as &Position), &mut settlement);
+            black_box(settlement.dead.len());
+        }
+    });
+    if only_settle {
+        println!(
+            "settle {settle:.1} us/position median, {settle_best:.1} fastest round ({} marked final positions, marks ignored)",
+            marked.len()
+        );
+        return;
+    }
     let analyse = time(built.len(), 5, || {
         for g in &built {
             black_box(analyser.analyse(g, KomiPolicy::Game));
@@ -151,7 +170,8 @@ fn main() {
     println!(
         "  count + score       {score:8.2} us/position (marked final positions, 11 rule sets)"
     );
-    println!("  analyse (all three) {analyse:8.2} us/game");
+    println!("  settle              {settle:8.2} us/position (the same positions, marks ignored)");
+    println!("  analyse (all four)  {analyse:8.2} us/game (every game settled and scored)");
     println!(
         "  => {:.0} games/s per core for read + build + analyse",
         1e6 / (read + build + analyse)

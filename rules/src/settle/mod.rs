@@ -155,9 +155,9 @@ impl ChainFate {
 /// The confidence of a chain the playouts could not decide.
 pub const OPEN_CONFIDENCE: f32 = 0.5;
 
-/// Playouts are run in rounds of this many; a second round is run only when
-/// some chain is still close to even.
-const PLAYOUT_ROUND: u32 = 64;
+/// Playout rounds: how many to run, and how close to even (share lost within
+/// 0.5 +- the band) an open chain must be for the next round to be run.
+const PLAYOUT_ROUNDS: [(u32, f32); 3] = [(32, 0.35), (32, 0.25), (64, 0.0)];
 
 /// Playouts closer to even than this (share lost within 0.5 +- it) do not
 /// decide: the static layer's guess does.
@@ -197,11 +197,17 @@ impl Settler {
                     (stones[0] as usize, color)
                 }),
             );
-            self.playouts.run(PLAYOUT_ROUND);
-            let close = (0..m)
-                .any(|c| open(&self.fates[c]) && (self.playouts.lost_share(c) - 0.5).abs() < 0.25);
-            if close {
-                self.playouts.run(PLAYOUT_ROUND);
+            // Rounds until every open chain is clearly decided: most
+            // positions need only the first.
+            for (round, band) in PLAYOUT_ROUNDS {
+                self.playouts.run(round);
+                let fates = &self.fates;
+                let playouts = &self.playouts;
+                let unclear =
+                    (0..m).any(|c| open(&fates[c]) && (playouts.lost_share(c) - 0.5).abs() < band);
+                if !unclear {
+                    break;
+                }
             }
         }
         let w = position.size().width() as usize;
