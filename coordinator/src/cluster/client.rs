@@ -289,13 +289,19 @@ pub fn status(args: JobArgs) -> anyhow::Result<ExitCode> {
             .await
             .map_err(refused)?
             .into_inner();
-        if args.json {
-            println!("{}", serde_json::to_string_pretty(&job_json(&job))?);
-        } else {
-            print_job(&job);
-        }
+        show_job(&job, args.json)?;
         Ok(ExitCode::SUCCESS)
     })
+}
+
+/// One job as JSON (`--json`) or as the human summary.
+fn show_job(job: &v1::Job, json: bool) -> anyhow::Result<()> {
+    if json {
+        println!("{}", serde_json::to_string_pretty(&job_json(job))?);
+    } else {
+        print_job(job);
+    }
+    Ok(())
 }
 
 pub fn watch(args: JobArgs) -> anyhow::Result<ExitCode> {
@@ -314,11 +320,7 @@ pub fn cancel(args: JobArgs) -> anyhow::Result<ExitCode> {
             .await
             .map_err(refused)?
             .into_inner();
-        if args.json {
-            println!("{}", serde_json::to_string_pretty(&job_json(&job))?);
-        } else {
-            print_job(&job);
-        }
+        show_job(&job, args.json)?;
         Ok(ExitCode::SUCCESS)
     })
 }

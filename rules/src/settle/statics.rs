@@ -58,6 +58,15 @@ struct Areas {
     borders: Vec<(u16, u16)>,
 }
 
+impl Areas {
+    /// Where the borders of `area` are in `borders`.
+    fn border_range(&self, area: usize) -> std::ops::Range<usize> {
+        let from = self.borders.partition_point(|&(a, _)| (a as usize) < area);
+        let to = self.borders.partition_point(|&(a, _)| (a as usize) <= area);
+        from..to
+    }
+}
+
 /// What the static layer concluded about one chain.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) enum StaticFate {
@@ -385,24 +394,15 @@ impl Statics {
                 if !self.is_territory(x, area_id) {
                     continue;
                 }
-                let a = &self.areas[x as usize];
-                let from = a
-                    .borders
-                    .partition_point(|&(ar, _)| (ar as usize) < area_id);
                 let mut first = NONE;
-                let mut k = from;
-                while k < self.areas[x as usize].borders.len() {
-                    let (ar, c) = self.areas[x as usize].borders[k];
-                    if ar as usize != area_id {
-                        break;
-                    }
+                for k in self.areas[x as usize].border_range(area_id) {
+                    let c = self.areas[x as usize].borders[k].1;
                     if first == NONE {
                         first = c;
                     } else if self.find(first) != self.find(c) {
                         self.union(first, c);
                         joined = true;
                     }
-                    k += 1;
                 }
             }
         }
@@ -557,12 +557,8 @@ impl Statics {
                     continue;
                 }
                 let g = self.next_generation();
-                let borders = &self.areas[o as usize].borders;
-                let from = borders.partition_point(|&(a, _)| (a as usize) < area_id);
-                for &(a, c) in &borders[from..] {
-                    if a as usize != area_id {
-                        break;
-                    }
+                for k in self.areas[o as usize].border_range(area_id) {
+                    let c = self.areas[o as usize].borders[k].1;
                     let r = self.parent[c as usize] as usize;
                     if self.stamp[r] != g {
                         self.stamp[r] = g;
@@ -579,12 +575,8 @@ impl Statics {
             return;
         }
         let g = self.next_generation();
-        let borders = &self.areas[x as usize].borders;
-        let from = borders.partition_point(|&(a, _)| a < area_id);
-        for &(a, c) in &borders[from..] {
-            if a != area_id {
-                break;
-            }
+        for k in self.areas[x as usize].border_range(area_id as usize) {
+            let c = self.areas[x as usize].borders[k].1;
             let r = self.parent[c as usize] as usize;
             if self.stamp[r] != g {
                 self.stamp[r] = g;
@@ -639,12 +631,8 @@ impl Statics {
                     continue;
                 }
                 let a = &self.areas[x as usize];
-                let from = a
-                    .borders
-                    .partition_point(|&(ar, _)| (ar as usize) < area_id);
-                let border_strong = a.borders[from..]
+                let border_strong = a.borders[a.border_range(area_id)]
                     .iter()
-                    .take_while(|&&(ar, _)| ar as usize == area_id)
                     .all(|&(_, c)| self.strong[self.parent[c as usize] as usize]);
                 if !border_strong {
                     continue;
