@@ -10,6 +10,7 @@ mod cluster;
 mod cmd;
 
 fn main() -> ExitCode {
+    restore_sigpipe();
     let cli = cli::Cli::parse();
     match cmd::run(cli) {
         Ok(code) => code,
@@ -17,5 +18,17 @@ fn main() -> ExitCode {
             eprintln!("verdict: error: {err:#}");
             ExitCode::from(2)
         }
+    }
+}
+
+/// Rust starts programs with SIGPIPE ignored, so writing to a closed pipe
+/// (`verdict replay big/ --json | head`) makes `println!` panic. A command
+/// line tool should end quietly instead, as `cat` does.
+fn restore_sigpipe() {
+    #[cfg(unix)]
+    // SAFETY: called first thing in main, before any thread exists;
+    // SIG_DFL is a valid disposition for SIGPIPE.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }

@@ -216,3 +216,37 @@ fn replay_and_check_read_archives_like_folders() {
     assert_eq!(check["agrees"], 1);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `verdict ... | head`: a reader that goes away early ends verdict quietly
+/// (SIGPIPE), never with a panic message.
+#[cfg(unix)]
+#[test]
+fn a_closed_pipe_ends_quietly() {
+    use std::io::Read;
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::Stdio;
+    let dir = std::env::temp_dir().join(format!("verdict-cli-pipe-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    // Enough output that it cannot fit in a pipe buffer.
+    let synth = verdict(&["synth", "--games", "300", "--out", dir.to_str().unwrap()]);
+    assert!(synth.status.success());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_verdict"))
+        .args(["replay", dir.to_str().unwrap(), "--json", "-j", "1"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 16];
+    child.stdout.take().unwrap().read_exact(&mut first).ok();
+    // stdout is dropped here: the pipe is closed with output still to come.
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(
+        // SIGPIPE is signal 13 on every unix verdict builds for.
+        out.status.success() || out.status.signal() == Some(13),
+        "{:?}",
+        out.status
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
