@@ -14,6 +14,7 @@ use rayon::prelude::*;
 use verdict_rules::analyse::{Analyser, KomiPolicy};
 use verdict_rules::game::{Game, SkipReason};
 use verdict_rules::score::RuleSet;
+use verdict_rules::sgf::{Reader, SgfGame};
 
 use crate::archive::{read_archive, ArchiveKind};
 use crate::drive::{read_games, Item};
@@ -44,6 +45,11 @@ pub struct RunOptions {
     /// Let each record's own result decide chains the settler could not
     /// (layer 4; see `Analyser::use_record_result`).
     pub settle_with_result: bool,
+    /// SGF files larger than this are streamed a batch of games at a time
+    /// (memory-mapped, rows written per batch) instead of read whole and
+    /// analysed as one task: a single collection of millions of games needs
+    /// no more memory than a small one.
+    pub big_file_bytes: u64,
 }
 
 impl Default for RunOptions {
@@ -60,6 +66,7 @@ impl Default for RunOptions {
             komi_sweep: Vec::new(),
             rules: RuleSet::ALL.to_vec(),
             settle_with_result: false,
+            big_file_bytes: BIG_FILE_BYTES,
         }
     }
 }
@@ -111,6 +118,9 @@ pub struct RunReport {
     pub not_read: Vec<(String, String)>,
 }
 
+/// Default [`RunOptions::big_file_bytes`].
+pub const BIG_FILE_BYTES: u64 = 64 << 20;
+
 /// Members larger than this inside an archive are listed as skipped, not
 /// loaded: no real SGF collection comes near it.
 pub const MAX_MEMBER_BYTES: u64 = 256 << 20;
@@ -139,18 +149,9 @@ fn rows_of_bytes(
             Item::NoGame { .. } | Item::Unreadable { .. } if !in_range(0) => {}
             Item::Game {
                 index, sgf, bytes, ..
-            } => rows.push(match Game::from_sgf(sgf, bytes) {
-                Ok(game) => GameRow::analysed(
-                    source,
-                    input,
-                    index,
-                    &game,
-                    analyser,
-                    options.komi,
-                    options.include_unfinished,
-                ),
-                Err(reason) => GameRow::skipped(source, input, index, reason),
-            }),
+            } => rows.push(row_of_game(
+                source, input, index, sgf, bytes, analyser, options,
+            )),
             Item::NoGame { .. } => {
                 rows.push(GameRow::skipped(source, input, 0, SkipReason::NoGame))
             }
@@ -159,6 +160,91 @@ fn rows_of_bytes(
             }
         },
     );
+}
+
+/// The row of one game tree.
+fn row_of_game(
+    source: &str,
+    input: &str,
+    index: usize,
+    sgf: &SgfGame<'_>,
+    bytes: &[u8],
+    analyser: &mut Analyser,
+    options: &RunOptions,
+) -> GameRow {
+    match Game::from_sgf(sgf, bytes) {
+        Ok(game) => GameRow::analysed(
+            source,
+            input,
+            index,
+            &game,
+            analyser,
+            options.komi,
+            options.include_unfinished,
+        ),
+        Err(reason) => GameRow::skipped(source, input, index, reason),
+    }
+}
+
+/// Streams one big SGF file: maps it into memory (the kernel pages it in
+/// and out, it is never copied), reads its games in order and hands their
+/// rows to `emit` a batch at a time, each batch analysed on every core.
+fn stream_big_file(
+    file: &InputFile,
+    options: &RunOptions,
+    pool: &rayon::ThreadPool,
+    emit: &mut dyn FnMut(Vec<GameRow>, Duration) -> bool,
+) -> Result<(), std::io::Error> {
+    let source = file.path.display().to_string();
+    let input = file.root.display().to_string();
+    let handle = std::fs::File::open(&file.path)?;
+    // SAFETY: the map is read only; a file changed by another process while
+    // it is read could show torn bytes, which the SGF reader tolerates like
+    // any damaged input (it never trusts the bytes).
+    let map = unsafe { memmap2::Mmap::map(&handle)? };
+    let bytes: &[u8] = &map;
+    let mut reader = Reader::new(bytes);
+    let mut index = 0;
+    // Games per batch (and so rows per part at most): four per file of a
+    // small-file chunk, 4096 by default.
+    let batch_len = options.chunk_files.max(1) * 4;
+    let mut batch: Vec<(usize, SgfGame<'_>)> = Vec::with_capacity(batch_len);
+    loop {
+        let next = reader.next();
+        let done = next.is_none();
+        if let Some(sgf) = next {
+            batch.push((index, sgf));
+            index += 1;
+        }
+        if batch.len() == batch_len || (done && !batch.is_empty()) {
+            let t = Instant::now();
+            let rows: Vec<GameRow> = pool.install(|| {
+                batch
+                    .par_iter()
+                    .map_init(
+                        || Analyser::new().use_record_result(options.settle_with_result),
+                        |analyser, (i, sgf)| {
+                            row_of_game(&source, &input, *i, sgf, bytes, analyser, options)
+                        },
+                    )
+                    .collect()
+            });
+            batch.clear();
+            if !emit(rows, t.elapsed()) {
+                return Ok(());
+            }
+        }
+        if done {
+            break;
+        }
+    }
+    if index == 0 {
+        emit(
+            vec![GameRow::skipped(&source, &input, 0, SkipReason::NoGame)],
+            Duration::ZERO,
+        );
+    }
+    Ok(())
 }
 
 /// What one input file gave: rows, members left aside, time spent.
@@ -300,27 +386,15 @@ pub fn run(
     let mut not_read = Vec::new();
     let (mut read_time, mut analyse_time, mut write_time) =
         (Duration::ZERO, Duration::ZERO, Duration::ZERO);
-    for (n, chunk) in files.chunks(options.chunk_files.max(1)).enumerate() {
-        if options.limit.is_some_and(|l| summary.games >= l) {
-            break;
-        }
-        let per_file: Vec<FileRows> = pool.install(|| {
-            chunk
-                .par_iter()
-                .map_init(
-                    || Analyser::new().use_record_result(options.settle_with_result),
-                    |analyser, file| rows_of_file(file, None, analyser, options),
-                )
-                .collect()
-        });
-        let t_write = Instant::now();
-        let mut rows: Vec<GameRow> = Vec::new();
-        for f in per_file {
-            read_time += f.read_time;
-            analyse_time += f.analyse_time;
-            rows.extend(f.rows);
-            not_read.extend(f.not_read);
-        }
+    let mut part_no = 0;
+    let writer_failed = std::cell::Cell::new(false);
+    // Adds a batch of rows (in input order) to the summary and sends them to
+    // the writer as one part; false once the run should stop.
+    let mut emit = |rows: Vec<GameRow>,
+                    summary: &mut Summary,
+                    parts: &mut Vec<PathBuf>,
+                    duplicates: &mut u64|
+     -> bool {
         let mut kept: Vec<GameRow> = Vec::with_capacity(rows.len());
         for mut row in rows {
             row.keep_rule_sets(&options.rules);
@@ -330,7 +404,7 @@ pub fn run(
             if options.dedup {
                 if let Some(h) = &row.game_hash {
                     if !seen.insert(h.clone()) {
-                        duplicates += 1;
+                        *duplicates += 1;
                         continue;
                     }
                 }
@@ -339,14 +413,67 @@ pub fn run(
             kept.push(row);
         }
         if !kept.is_empty() {
-            let path = games_dir.join(format!("part-{n:05}.parquet"));
+            let path = games_dir.join(format!("part-{part_no:05}.parquet"));
+            part_no += 1;
             parts.push(path.clone());
             if to_writer.send((path, kept)).is_err() {
-                // The writer stopped on an error: report it.
-                break;
+                // The writer stopped on an error: it is reported below.
+                writer_failed.set(true);
+                return false;
             }
         }
-        write_time += t_write.elapsed();
+        options.limit.is_none_or(|l| summary.games < l)
+    };
+    for unit in units(files, options) {
+        if writer_failed.get() || options.limit.is_some_and(|l| summary.games >= l) {
+            break;
+        }
+        let chunk = match unit {
+            Unit::Big(file) => {
+                let mut go_on = true;
+                let streamed = stream_big_file(file, options, &pool, &mut |rows, spent| {
+                    analyse_time += spent;
+                    let t_write = Instant::now();
+                    go_on = emit(rows, &mut summary, &mut parts, &mut duplicates);
+                    write_time += t_write.elapsed();
+                    go_on
+                });
+                if let Err(e) = streamed {
+                    let source = file.path.display().to_string();
+                    let row = GameRow::skipped(
+                        &source,
+                        &file.root.display().to_string(),
+                        0,
+                        SkipReason::Unreadable,
+                    );
+                    not_read.push((source, e.to_string()));
+                    emit(vec![row], &mut summary, &mut parts, &mut duplicates);
+                }
+                std::slice::from_ref(file)
+            }
+            Unit::Files(chunk) => {
+                let per_file: Vec<FileRows> = pool.install(|| {
+                    chunk
+                        .par_iter()
+                        .map_init(
+                            || Analyser::new().use_record_result(options.settle_with_result),
+                            |analyser, file| rows_of_file(file, None, analyser, options),
+                        )
+                        .collect()
+                });
+                let t_write = Instant::now();
+                let mut rows: Vec<GameRow> = Vec::new();
+                for f in per_file {
+                    read_time += f.read_time;
+                    analyse_time += f.analyse_time;
+                    rows.extend(f.rows);
+                    not_read.extend(f.not_read);
+                }
+                emit(rows, &mut summary, &mut parts, &mut duplicates);
+                write_time += t_write.elapsed();
+                chunk
+            }
+        };
         files_done += chunk.len();
         bytes_done += chunk.iter().map(|f| f.len).sum::<u64>();
         progress(Progress {
@@ -378,6 +505,40 @@ pub fn run(
     })
 }
 
+/// A unit of work: a chunk of small files analysed together, or one big
+/// file streamed on its own.
+enum Unit<'a> {
+    Files(&'a [InputFile]),
+    Big(&'a InputFile),
+}
+
+/// The files in their order, cut into units: runs of small files up to
+/// `chunk_files` long, and every big plain SGF file (archives are streamed
+/// by their own reader) alone.
+fn units<'a>(files: &'a [InputFile], options: &RunOptions) -> Vec<Unit<'a>> {
+    let big =
+        |f: &InputFile| f.len > options.big_file_bytes && ArchiveKind::of_path(&f.path).is_none();
+    let mut out = Vec::new();
+    let mut start = 0;
+    for (i, f) in files.iter().enumerate() {
+        if big(f) {
+            out.extend(
+                files[start..i]
+                    .chunks(options.chunk_files.max(1))
+                    .map(Unit::Files),
+            );
+            out.push(Unit::Big(f));
+            start = i + 1;
+        }
+    }
+    out.extend(
+        files[start..]
+            .chunks(options.chunk_files.max(1))
+            .map(Unit::Files),
+    );
+    out
+}
+
 /// Writes `summary.json` and `summary.parquet` into `out` (a local run's, or
 /// a distributed job's merged from its shards).
 pub fn write_summary(out: &Path, summary: &Summary) -> Result<(), RunError> {
@@ -394,4 +555,102 @@ pub fn write_summary(out: &Path, summary: &Summary) -> Result<(), RunError> {
     let (cols, rows) = summary.table();
     write_table(&out.join("summary.parquet"), &cols, rows, SCHEMA_VERSION)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::inputs::discover;
+    use crate::synth::{write_corpus, SynthOptions};
+    use arrow_array::{Array, Int64Array, StringArray};
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+
+    /// (source, game_index, game_hash) of every row of a run's parts.
+    fn identities(parts: &[PathBuf]) -> Vec<(String, i64, String)> {
+        let mut out = Vec::new();
+        for p in parts {
+            let reader = ParquetRecordBatchReaderBuilder::try_new(std::fs::File::open(p).unwrap())
+                .unwrap()
+                .build()
+                .unwrap();
+            for batch in reader {
+                let b = batch.unwrap();
+                let col = |name: &str| b.column(b.schema().index_of(name).unwrap()).clone();
+                let source = col("source");
+                let source = source.as_any().downcast_ref::<StringArray>().unwrap();
+                let index = col("game_index");
+                let index = index.as_any().downcast_ref::<Int64Array>().unwrap();
+                let hash = col("game_hash");
+                let hash = hash.as_any().downcast_ref::<StringArray>().unwrap();
+                for i in 0..b.num_rows() {
+                    let h = if hash.is_null(i) {
+                        String::new()
+                    } else {
+                        hash.value(i).to_string()
+                    };
+                    out.push((source.value(i).to_string(), index.value(i), h));
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn big_files_stream_in_batches_and_give_the_same_rows() {
+        let dir = std::env::temp_dir().join(format!("verdict-run-big-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let corpus = dir.join("corpus");
+        write_corpus(
+            &SynthOptions {
+                games: 40,
+                ..SynthOptions::default()
+            },
+            &corpus,
+            8,
+        )
+        .unwrap();
+        // One collection of every game, damaged at the end, and an empty file.
+        let mut collection = Vec::new();
+        for f in &discover(&[&corpus]).files {
+            collection.extend(std::fs::read(&f.path).unwrap());
+        }
+        collection.extend(b"(;GM[1]SZ[19]KM[6.5];B[pd];W[dp];B[pp");
+        std::fs::write(corpus.join("all.sgf"), &collection).unwrap();
+        std::fs::write(corpus.join("empty.sgf"), b"").unwrap();
+        let files = discover(&[&corpus]).files;
+
+        let whole = run(
+            &files,
+            &RunOptions {
+                out: dir.join("whole"),
+                threads: 2,
+                ..RunOptions::default()
+            },
+            &mut |_| {},
+        )
+        .unwrap();
+        // Every file above 100 bytes is streamed, 8 games a batch.
+        let streamed = run(
+            &files,
+            &RunOptions {
+                out: dir.join("streamed"),
+                threads: 2,
+                big_file_bytes: 100,
+                chunk_files: 2,
+                ..RunOptions::default()
+            },
+            &mut |_| {},
+        )
+        .unwrap();
+        assert!(whole.summary.games > 80, "{}", whole.summary.games);
+        assert_eq!(streamed.summary, whole.summary);
+        assert!(
+            streamed.parts.len() > whole.parts.len() + 5,
+            "{} parts",
+            streamed.parts.len()
+        );
+        // Same rows, in the same order.
+        assert_eq!(identities(&streamed.parts), identities(&whole.parts));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
