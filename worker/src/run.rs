@@ -217,20 +217,26 @@ fn stream_big_file(
             index += 1;
         }
         if batch.len() == batch_len || (done && !batch.is_empty()) {
-            let t = Instant::now();
-            let rows: Vec<GameRow> = pool.install(|| {
+            // Thread time, as for small files: each game's analysis timed
+            // where it runs, then added up.
+            let timed: Vec<(GameRow, Duration)> = pool.install(|| {
                 batch
                     .par_iter()
                     .map_init(
                         || Analyser::new().use_record_result(options.settle_with_result),
                         |analyser, (i, sgf)| {
-                            row_of_game(&source, &input, *i, sgf, bytes, analyser, options)
+                            let t = Instant::now();
+                            let row =
+                                row_of_game(&source, &input, *i, sgf, bytes, analyser, options);
+                            (row, t.elapsed())
                         },
                     )
                     .collect()
             });
+            let spent = timed.iter().map(|(_, d)| *d).sum();
+            let rows: Vec<GameRow> = timed.into_iter().map(|(row, _)| row).collect();
             batch.clear();
-            if !emit(rows, t.elapsed()) {
+            if !emit(rows, spent) {
                 return Ok(());
             }
         }
