@@ -3,7 +3,10 @@
 
 use std::path::PathBuf;
 
+use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
+use verdict_rules::analyse::KomiPolicy;
+use verdict_rules::score::RuleSet;
 
 /// verdict replays Go game records and scores every game under many rule sets,
 /// to measure how often the rules change the winner.
@@ -133,6 +136,23 @@ pub enum Command {
     Loadtest(crate::cluster::args::LoadtestArgs),
 }
 
+impl Command {
+    /// Whether the command writes to sockets or to another program's pipe
+    /// (where a peer going away is an error to report, not a signal).
+    pub fn talks_to_peers(&self) -> bool {
+        match self {
+            Command::Replay(_)
+            | Command::Score(_)
+            | Command::Check(_)
+            | Command::Run(_)
+            | Command::Demo(_)
+            | Command::Synth(_) => false,
+            Command::Eval(EvalCommand::Deadstones(args)) => args.gnugo,
+            _ => true,
+        }
+    }
+}
+
 #[derive(Debug, Subcommand)]
 pub enum EvalCommand {
     /// Settle marked games without their marks and compare with the marks.
@@ -206,15 +226,10 @@ pub struct SynthArgs {
     pub per_file: usize,
 }
 
+/// What to score and compare: shared by `verdict run` and `verdict submit`,
+/// so a local run and a cluster job are asked for in the same words.
 #[derive(Debug, Args)]
-pub struct RunArgs {
-    /// SGF files, collection files, directories (searched recursively) or
-    /// archives (.zip, .tar, .tar.gz/.tgz, .tar.bz2, .tar.zst, read as streams).
-    #[arg(required = true, value_name = "INPUT")]
-    pub inputs: Vec<PathBuf>,
-    /// Output folder (created; its old parts are replaced).
-    #[arg(long, value_name = "DIR")]
-    pub out: PathBuf,
+pub struct AnalysisArgs {
     /// Komi for every rule set: `game` (each record's own), points, or a
     /// sweep `start:end:step` (e.g. 5.5:8.5:0.5) that adds one summary row
     /// per komi value (`dimension` = komi_sweep).
@@ -228,6 +243,67 @@ pub struct RunArgs {
     /// Score resigned, timed-out and unfinished games too, as estimates (flagged).
     #[arg(long)]
     pub include_unfinished: bool,
+    /// Summarise every pair of rule sets, not only the three headline pairs.
+    #[arg(long)]
+    pub all_pairs: bool,
+    /// Rule sets to write and compare, comma-separated (default: all):
+    /// jpd_a, jpd_b, jhz_a, jhz_b, chinese, japanese, korean, aga, ing, nz,
+    /// tromp_taylor.
+    #[arg(long, value_delimiter = ',', value_name = "IDS")]
+    pub rules: Vec<String>,
+}
+
+impl AnalysisArgs {
+    /// `--komi` read: the policy to score with, and the sweep values (the
+    /// summary adds one row per value; games are scored at their own komi).
+    pub fn komi(&self) -> anyhow::Result<(KomiPolicy, Vec<f64>)> {
+        Ok(match self.komi.as_str() {
+            "game" => (KomiPolicy::Game, Vec::new()),
+            sweep if sweep.contains(':') => (
+                KomiPolicy::Game,
+                verdict_worker::summary::parse_sweep(sweep)
+                    .map_err(|e| anyhow::anyhow!("--komi {e}"))?,
+            ),
+            value => (
+                KomiPolicy::Fixed(value.parse().with_context(|| {
+                    format!("--komi {value:?}: give `game`, points such as 6.5, or a sweep such as 5.5:8.5:0.5")
+                })?),
+                Vec::new(),
+            ),
+        })
+    }
+
+    /// `--rules` read (every rule set when none is named).
+    pub fn rule_sets(&self) -> anyhow::Result<Vec<RuleSet>> {
+        if self.rules.is_empty() {
+            return Ok(RuleSet::ALL.to_vec());
+        }
+        self.rules
+            .iter()
+            .map(|id| {
+                RuleSet::from_id(id).with_context(|| {
+                    let ids: Vec<&str> = RuleSet::ALL.iter().map(|r| r.id()).collect();
+                    format!(
+                        "--rules: unknown rule set {id:?}; choose from {}",
+                        ids.join(", ")
+                    )
+                })
+            })
+            .collect()
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// SGF files, collection files, directories (searched recursively) or
+    /// archives (.zip, .tar, .tar.gz/.tgz, .tar.bz2, .tar.zst, read as streams).
+    #[arg(required = true, value_name = "INPUT")]
+    pub inputs: Vec<PathBuf>,
+    /// Output folder (created; its old parts are replaced).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    #[command(flatten)]
+    pub analysis: AnalysisArgs,
     /// Let each record's own numeric result decide the status of chains the
     /// dead-stone settler could not separate (settling layer 4). Such games
     /// get dead_source `settled_result` and their self-check agrees by
@@ -241,14 +317,6 @@ pub struct RunArgs {
     /// Leave out games whose moves repeat an earlier game (same game_hash).
     #[arg(long)]
     pub dedup: bool,
-    /// Summarise every pair of rule sets, not only the three headline pairs.
-    #[arg(long)]
-    pub all_pairs: bool,
-    /// Rule sets to write and compare, comma-separated (default: all):
-    /// jpd_a, jpd_b, jhz_a, jhz_b, chinese, japanese, korean, aga, ing, nz,
-    /// tromp_taylor.
-    #[arg(long, value_delimiter = ',', value_name = "IDS")]
-    pub rules: Vec<String>,
     #[command(flatten)]
     pub common: CommonArgs,
 }

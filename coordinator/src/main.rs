@@ -10,8 +10,10 @@ mod cluster;
 mod cmd;
 
 fn main() -> ExitCode {
-    restore_sigpipe();
     let cli = cli::Cli::parse();
+    if !cli.command.talks_to_peers() {
+        restore_sigpipe();
+    }
     match cmd::run(cli) {
         Ok(code) => code,
         Err(err) => {
@@ -23,7 +25,9 @@ fn main() -> ExitCode {
 
 /// Rust starts programs with SIGPIPE ignored, so writing to a closed pipe
 /// (`verdict replay big/ --json | head`) makes `println!` panic. A command
-/// line tool should end quietly instead, as `cat` does.
+/// line tool should end quietly instead, as `cat` does. Commands that talk
+/// to other processes over sockets or pipes (the cluster, GNU Go) keep it
+/// ignored: there a closed peer must be an error to handle, not a kill.
 fn restore_sigpipe() {
     #[cfg(unix)]
     // SAFETY: called first thing in main, before any thread exists;

@@ -106,23 +106,8 @@ pub struct SubmitArgs {
     /// Output folder (as the workers see it; its old parts are replaced).
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
-    /// Komi: `game`, points, or a sweep `start:end:step` (as `verdict run`).
-    #[arg(
-        long,
-        default_value = "game",
-        value_name = "game|POINTS",
-        allow_negative_numbers = true
-    )]
-    pub komi: String,
-    /// Score resigned, timed-out and unfinished games too, as estimates.
-    #[arg(long)]
-    pub include_unfinished: bool,
-    /// Summarise every pair of rule sets, not only the headline pairs.
-    #[arg(long)]
-    pub all_pairs: bool,
-    /// Rule sets to write and compare, comma-separated (default: all).
-    #[arg(long, value_delimiter = ',', value_name = "IDS")]
-    pub rules: Vec<String>,
+    #[command(flatten)]
+    pub analysis: crate::cli::AnalysisArgs,
     /// Target shard size in bytes (default: the coordinator's).
     #[arg(long, value_name = "BYTES")]
     pub shard_bytes: Option<u64>,

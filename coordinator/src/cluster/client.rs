@@ -132,27 +132,16 @@ fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
         .context("starting the async runtime")
 }
 
-fn komi_options(text: &str) -> anyhow::Result<(Option<v1::KomiPolicy>, Vec<f64>)> {
-    use v1::komi_policy::Policy;
-    Ok(match text {
-        "game" => (None, Vec::new()),
-        sweep if sweep.contains(':') => (
-            None,
-            verdict_worker::summary::parse_sweep(sweep).map_err(|e| anyhow::anyhow!("--komi {e}"))?,
-        ),
-        value => (
-            Some(v1::KomiPolicy {
-                policy: Some(Policy::Fixed(value.parse().with_context(|| {
-                    format!("--komi {value:?}: give `game`, points such as 6.5, or a sweep such as 5.5:8.5:0.5")
-                })?)),
-            }),
-            Vec::new(),
-        ),
-    })
-}
-
 pub fn submit(args: SubmitArgs) -> anyhow::Result<ExitCode> {
-    let (komi, komi_sweep) = komi_options(&args.komi)?;
+    let (komi, komi_sweep) = args.analysis.komi()?;
+    let komi = match komi {
+        verdict_rules::analyse::KomiPolicy::Game => None,
+        verdict_rules::analyse::KomiPolicy::Fixed(points) => Some(v1::KomiPolicy {
+            policy: Some(v1::komi_policy::Policy::Fixed(points)),
+        }),
+    };
+    // Checked here so a typo fails before the job is queued.
+    args.analysis.rule_sets()?;
     let absolute = |p: &std::path::Path| -> anyhow::Result<String> {
         Ok(std::path::absolute(p)
             .with_context(|| format!("{}", p.display()))?
@@ -168,10 +157,10 @@ pub fn submit(args: SubmitArgs) -> anyhow::Result<ExitCode> {
         out: absolute(&args.out)?,
         options: Some(v1::AnalysisOptions {
             komi,
-            include_unfinished: args.include_unfinished,
-            all_pairs: args.all_pairs,
+            include_unfinished: args.analysis.include_unfinished,
+            all_pairs: args.analysis.all_pairs,
             komi_sweep,
-            rules: args.rules.clone(),
+            rules: args.analysis.rules.clone(),
         }),
         shard_bytes: args.shard_bytes.unwrap_or(0),
         label: args.label.clone(),

@@ -4,49 +4,16 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use anyhow::{bail, Context};
+use anyhow::bail;
 use indicatif::{ProgressBar, ProgressStyle};
-use verdict_rules::analyse::KomiPolicy;
-use verdict_rules::score::RuleSet;
 use verdict_worker::inputs;
 use verdict_worker::run::{run as run_corpus, Progress, RunOptions, RunReport};
 
 use crate::cli::RunArgs;
 
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
-    // `game`, one value, or a sweep start:end:step (scored at the game's
-    // komi; the summary adds one row per sweep value).
-    let (komi, komi_sweep) = match args.komi.as_str() {
-        "game" => (KomiPolicy::Game, Vec::new()),
-        sweep if sweep.contains(':') => (
-            KomiPolicy::Game,
-            verdict_worker::summary::parse_sweep(sweep).map_err(|e| anyhow::anyhow!("--komi {e}"))?,
-        ),
-        value => (
-            KomiPolicy::Fixed(
-                value
-                    .parse()
-                    .with_context(|| format!("--komi {value:?}: give `game`, points such as 6.5, or a sweep such as 5.5:8.5:0.5"))?,
-            ),
-            Vec::new(),
-        ),
-    };
-    let rules = if args.rules.is_empty() {
-        RuleSet::ALL.to_vec()
-    } else {
-        args.rules
-            .iter()
-            .map(|id| {
-                RuleSet::from_id(id).with_context(|| {
-                    let ids: Vec<&str> = RuleSet::ALL.iter().map(|r| r.id()).collect();
-                    format!(
-                        "--rules: unknown rule set {id:?}; choose from {}",
-                        ids.join(", ")
-                    )
-                })
-            })
-            .collect::<anyhow::Result<Vec<_>>>()?
-    };
+    let (komi, komi_sweep) = args.analysis.komi()?;
+    let rules = args.analysis.rule_sets()?;
     let found = inputs::discover(&args.inputs);
     for u in &found.unread {
         if args.inputs.contains(&u.path) {
@@ -60,11 +27,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         out: args.out.clone(),
         threads: args.common.threads,
         komi,
-        include_unfinished: args.include_unfinished,
+        include_unfinished: args.analysis.include_unfinished,
         settle_with_result: args.settle_with_result,
         limit: args.limit,
         dedup: args.dedup,
-        all_pairs: args.all_pairs,
+        all_pairs: args.analysis.all_pairs,
         komi_sweep,
         rules,
         ..RunOptions::default()
