@@ -250,3 +250,66 @@ fn a_closed_pipe_ends_quietly() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `verdict eval deadstones`: a marked record settled right and one whose
+/// marks call a living group dead (a player's mistake) give 1 exact of 2,
+/// with every field the issue names.
+#[test]
+fn eval_deadstones_compares_the_settler_with_the_marks() {
+    let dir = std::env::temp_dir().join(format!("verdict-cli-eval-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    // Black's wall on column c, White's on d (both with two eyes in the
+    // frame of the settle tests' kind); a lone White stone at a5 inside
+    // Black's side, marked dead with Black's territory.
+    let walls =
+        "AB[ca][cb][cc][cd][ce][cf][cg][ch][ci][ae]AW[da][db][dc][dd][de][df][dg][dh][di][ie]";
+    let right =
+        format!("(;GM[1]FF[4]SZ[9]KM[6.5]RU[Japanese]{walls}AW[ag];B[];W[]TB[aa:bi]TW[ea:ii])");
+    // The same board, but the marks give Black's whole side to White.
+    let wrong = format!("(;GM[1]FF[4]SZ[9]KM[6.5]RU[Japanese]{walls};B[];W[]TW[aa:ci][ea:ii])");
+    std::fs::write(dir.join("right.sgf"), right).unwrap();
+    std::fs::write(dir.join("wrong.sgf"), wrong).unwrap();
+    let out = verdict(&[
+        "eval",
+        "deadstones",
+        dir.to_str().unwrap(),
+        "--json",
+        "-j",
+        "1",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json(&out);
+    for field in [
+        "games",
+        "exact",
+        "exact_rate",
+        "stone_precision",
+        "stone_recall",
+        "winner_flips",
+        "ms_median",
+        "ms_p99",
+    ] {
+        assert!(v.get(field).is_some(), "{field} missing: {v}");
+    }
+    assert_eq!(v["games"], 2);
+    assert_eq!(v["exact"], 1);
+    assert_eq!(v["exact_rate"], 0.5);
+    // The wrong marks kill ten black stones verdict keeps: recall 1 of 11.
+    assert!(v["stone_recall"].as_f64().unwrap() < 0.2, "{v}");
+    assert_eq!(v["stone_precision"], 1.0);
+    assert_eq!(v["with_record_result"]["games"], 2);
+
+    // No marked game at all: a clear error, not an empty report.
+    let empty = dir.join("none");
+    std::fs::create_dir_all(&empty).unwrap();
+    std::fs::write(empty.join("a.sgf"), "(;GM[1]SZ[9];B[aa];W[bb])").unwrap();
+    let none = verdict(&["eval", "deadstones", empty.to_str().unwrap()]);
+    assert_eq!(none.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&none.stderr).contains("TB/TW"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
