@@ -206,7 +206,7 @@ impl Analyser {
             handicap: game.handicap.stones,
             komi,
         };
-        let (mut dead, mut dead_source, settled) = match &game.territory_marks {
+        let (mut dead, mut dead_source, mut settled) = match &game.territory_marks {
             Some(marks) => (dead_from_marks(&position, marks), DeadSource::Marks, None),
             None => {
                 self.settler.settle(&position, &mut self.settlement);
@@ -223,7 +223,6 @@ impl Analyser {
         let mut counts = self.counter.count(&position, &dead);
         let mut verdicts = verdicts(&counts, &terms);
         let mut self_check = self_check(game, &verdicts);
-        let mut settled = settled;
         if let (
             true,
             SelfCheck::Disagrees {

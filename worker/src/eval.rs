@@ -18,7 +18,7 @@ use verdict_rules::analyse::{
 };
 use verdict_rules::game::Game;
 use verdict_rules::score::{verdict, Counter, Position, RuleSet, Terms, Winner};
-use verdict_rules::settle::{Layer, Settlement, Settler};
+use verdict_rules::settle::{Settlement, Settler};
 use verdict_rules::{Color, Point};
 
 use crate::drive::{self, Item, Tally};
@@ -108,8 +108,6 @@ pub fn collect(files: &[InputFile], threads: usize) -> Vec<Case> {
 pub struct Outcome {
     pub dead: Vec<Point>,
     pub elapsed: Duration,
-    /// The deepest layer that decided anything (the settler's own only).
-    pub layer: Option<Layer>,
     /// Why the settler gave no answer (GNU Go failing on a position).
     pub error: Option<String>,
 }
@@ -229,12 +227,10 @@ pub fn settle_all(cases: &[Case]) -> (Vec<Outcome>, Vec<Outcome>) {
         plain.push(Outcome {
             dead: settlement.dead.clone(),
             elapsed,
-            layer: Some(settlement.deepest_layer()),
             error: None,
         });
         let t = Instant::now();
         let mut dead = settlement.dead.clone();
-        let mut layer = settlement.deepest_layer();
         if let Some(recorded) = case.recorded {
             let counts = counter.count(&case.position, &dead);
             if verdict(case.rule_set, &counts, &case.terms).margin != recorded {
@@ -247,14 +243,12 @@ pub fn settle_all(cases: &[Case]) -> (Vec<Outcome>, Vec<Outcome>) {
                     recorded,
                 ) {
                     dead = flipped;
-                    layer = Layer::RecordResult;
                 }
             }
         }
         with_result.push(Outcome {
             dead,
             elapsed: elapsed + t.elapsed(),
-            layer: Some(layer),
             error: None,
         });
     }
@@ -384,15 +378,12 @@ fn which(program: &str) -> Option<PathBuf> {
 /// `(;GM[1]SZ[..]KM[..]AB[..]AW[..]PL[..])` of the case's final position.
 fn setup_sgf(case: &Case) -> String {
     let size = case.position.size();
-    let mut s = format!(
-        "(;GM[1]FF[4]SZ[{}:{}]KM[{}]",
-        size.width(),
-        size.height(),
-        case.terms.komi
-    );
-    if size.width() == size.height() {
-        s = format!("(;GM[1]FF[4]SZ[{}]KM[{}]", size.width(), case.terms.komi);
-    }
+    let sz = if size.width() == size.height() {
+        size.width().to_string()
+    } else {
+        format!("{}:{}", size.width(), size.height())
+    };
+    let mut s = format!("(;GM[1]FF[4]SZ[{sz}]KM[{}]", case.terms.komi);
     for (prop, color) in [("AB", Color::Black), ("AW", Color::White)] {
         let mut first = true;
         for p in size.iter() {
@@ -462,7 +453,6 @@ pub fn gnugo_all(
                         out.push(Outcome {
                             dead,
                             elapsed: t.elapsed(),
-                            layer: None,
                             error,
                         });
                     }
@@ -514,11 +504,7 @@ pub fn diagram(case: &Case, ours: &[Point]) -> String {
 
 /// The file and game of a case, for messages.
 pub fn case_name(case: &Case) -> String {
-    format!("{} (game {})", display(&case.file), case.index + 1)
-}
-
-fn display(p: &Path) -> String {
-    p.display().to_string()
+    format!("{} (game {})", case.file.display(), case.index + 1)
 }
 
 #[cfg(test)]

@@ -519,13 +519,11 @@ impl Statics {
                 // Is every empty point of it inside one X-area?
                 let mut inside = NONE;
                 let mut whole = true;
-                let mut empties = 0;
                 for &p in points {
                     let p = p as usize;
                     if self.live(p).is_some() {
                         continue;
                     }
-                    empties += 1;
                     let r = self.areas[x as usize].area_of[p];
                     if inside == NONE {
                         inside = r;
@@ -547,7 +545,6 @@ impl Statics {
                         continue;
                     }
                 }
-                let _ = empties;
                 let value = if area.invaders == 0 {
                     self.pure_value(o, &area)
                 } else {
@@ -609,11 +606,11 @@ impl Statics {
         })
     }
 
-    fn territory_value(&self, _x: Color, area: &Area) -> u8 {
+    fn territory_value(&self, x: Color, area: &Area) -> u8 {
         if area.len > 6 {
             return 2;
         }
-        let a = &self.areas[_x as usize];
+        let a = &self.areas[x as usize];
         let points = &a.points[area.start as usize..(area.start + area.len) as usize];
         eye_value(&Space {
             points,

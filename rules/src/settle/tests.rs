@@ -26,40 +26,15 @@ fn fate_at(diagram: &str, sgf: &str) -> ChainFate {
     let p = Point::from_sgf([b[0], b[1]]).expect("a point");
     let position = Position::from_diagram(diagram).expect("a valid diagram");
     let s = settle(&position);
-    // The fate of the chain holding p: the anchor is its first stone, so
-    // find the chain whose stones include p by settling and checking the
-    // dead list and anchors.
-    let anchor = first_stone_of_chain(&position, p);
+    // A chain's fate is filed under its first stone, row by row.
+    let anchor = chain_points(&position, p)
+        .into_iter()
+        .min_by_key(|q| (q.y(), q.x()))
+        .expect("a stone on that point");
     *s.chains
         .iter()
         .find(|c| c.anchor == anchor)
         .expect("a chain on that point")
-}
-
-/// The first stone (row by row) of the chain on `p`.
-fn first_stone_of_chain(position: &Position, p: Point) -> Point {
-    let color = position.get(p).expect("a stone");
-    let size = position.size();
-    let mut seen = vec![p];
-    let mut stack = vec![p];
-    while let Some(q) = stack.pop() {
-        for (dx, dy) in [(-1i32, 0i32), (1, 0), (0, -1), (0, 1)] {
-            let (x, y) = (q.x() as i32 + dx, q.y() as i32 + dy);
-            if x < 0 || y < 0 {
-                continue;
-            }
-            if let Some(r) = Point::new(x as u8, y as u8) {
-                if size.contains(r) && position.get(r) == Some(color) && !seen.contains(&r) {
-                    seen.push(r);
-                    stack.push(r);
-                }
-            }
-        }
-    }
-    *seen
-        .iter()
-        .min_by_key(|q| (q.y(), q.x()))
-        .expect("p itself")
 }
 
 /// A 9x9 frame: Black's pass-alive wall on the left (column b, eyes in
