@@ -111,13 +111,16 @@ fn invader_with_two_eyes_lives() {
     assert!(dead(&d).is_empty(), "{:?}", dead(&d));
 }
 
+/// Black's group with one real eye (f6) and one false eye at f4 (fd):
+/// White's e3 and g3 hold both upper diagonals, and f3 is a separate stone
+/// White can capture from f2.
+const FALSE_EYE_GROUP: [&str; 8] = [
+    ". . . .", ". O X O", ". X . X", ". X X X", ". X . X", ". X X X", ". . . .", ". . . .",
+];
+
 #[test]
 fn one_real_eye_and_one_false_eye_is_dead() {
-    // Black's eye at f4 (fd) is false: White's e3 and g3 hold both upper
-    // diagonals, and f3 is a separate stone White can capture from f2.
-    let d = framed([
-        ". . . .", ". O X O", ". X . X", ". X X X", ". X . X", ". X X X", ". . . .", ". . . .",
-    ]);
+    let d = framed(FALSE_EYE_GROUP);
     let dead = dead(&d);
     for p in [
         "fc", "ed", "gd", "ee", "fe", "ge", "ef", "gf", "eg", "fg", "gg",
@@ -223,9 +226,7 @@ fn same_position_same_answer() {
 
 #[test]
 fn every_chain_gets_one_fate_and_dead_stones_match() {
-    let d = framed([
-        ". . . .", ". O X O", ". X . X", ". X X X", ". X . X", ". X X X", ". . . .", ". . . .",
-    ]);
+    let d = framed(FALSE_EYE_GROUP);
     let position = Position::from_diagram(&d).unwrap();
     let s = settle(&position);
     let stones: u32 = s.chains.iter().map(|c| c.stones).sum();
