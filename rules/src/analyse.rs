@@ -21,7 +21,7 @@ pub enum DeadSource {
     /// The settler ([`crate::settle`]) decided, from the position alone.
     Settled,
     /// The settler decided, and the record's own result picked the status
-    /// of chains it left open (layer 4). The self-check of such a game
+    /// of chains it left open (layer 5). The self-check of such a game
     /// agrees by construction and is reported apart.
     SettledWithResult,
 }
@@ -50,7 +50,7 @@ pub struct SettleFacts {
     /// The least sure decision, 0 to 1.
     pub confidence: f32,
     /// Stones decided by each layer, in [`Layer::ALL`] order.
-    pub stones_by_layer: [u32; 4],
+    pub stones_by_layer: [u32; Layer::ALL.len()],
     /// Chains the layers could not separate ([`crate::settle::ChainFate::is_open`]).
     pub open_chains: u32,
 }
@@ -154,9 +154,11 @@ pub struct Analyser {
     counter: Counter,
     settler: Settler,
     settlement: Settlement,
-    /// Layer 4 of settling: let the record's result decide chains the
+    /// Layer 5 of settling: let the record's result decide chains the
     /// settler could not (off by default, see [`Analyser::use_record_result`]).
     use_result: bool,
+    /// Settle even games whose record marks the dead stones.
+    ignore_marks: bool,
 }
 
 impl Analyser {
@@ -165,7 +167,7 @@ impl Analyser {
     }
 
     /// Lets the record's own numeric result decide the status of chains the
-    /// settler could not separate (layer 4 of [`crate::settle`]).
+    /// settler could not separate (layer 5 of [`crate::settle`]).
     ///
     /// Off by default, because it cannot tell a tie from an error: a result
     /// written one point wrong is "explained" by flipping a lone stone the
@@ -174,6 +176,20 @@ impl Analyser {
     pub fn use_record_result(mut self, on: bool) -> Analyser {
         self.use_result = on;
         self
+    }
+
+    /// Settles every game, even one whose record marks its dead stones:
+    /// to see what the settler makes of a position the players already
+    /// judged.
+    pub fn ignore_marks(mut self, on: bool) -> Analyser {
+        self.ignore_marks = on;
+        self
+    }
+
+    /// The settler's answer for the last game it settled: every chain, with
+    /// the layer that decided it.
+    pub fn settlement(&self) -> &Settlement {
+        &self.settlement
     }
 
     /// Replays `game` only: enough to tell whether it is worth scoring
@@ -206,7 +222,8 @@ impl Analyser {
             handicap: game.handicap.stones,
             komi,
         };
-        let (mut dead, mut dead_source, mut settled) = match &game.territory_marks {
+        let marks = game.territory_marks.as_ref().filter(|_| !self.ignore_marks);
+        let (mut dead, mut dead_source, mut settled) = match marks {
             Some(marks) => (dead_from_marks(&position, marks), DeadSource::Marks, None),
             None => {
                 self.settler.settle(&position, &mut self.settlement);
@@ -265,7 +282,7 @@ impl Analyser {
 /// at worst).
 const MAX_OPEN: usize = 8;
 
-/// Layer 4 of settling: when the settler's count disagrees with the record's
+/// Layer 5 of settling: when the settler's count disagrees with the record's
 /// numeric result, looks for the smallest change to the status of the chains
 /// the settler could not separate ([`crate::settle::ChainFate::is_open`])
 /// that makes the count under `rule_set` equal `recorded`. Returns the new

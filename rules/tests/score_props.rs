@@ -447,7 +447,7 @@ fn score(plan: &Plan) -> Result<Scored, TestCaseError> {
     let verdicts = verdicts(&counts, &terms);
 
     // The one-call pipeline gives the same count with the settler's dead
-    // stones (these records carry no result for layer 4 to use).
+    // stones (these records carry no result for layer 5 to use).
     let analysis = Analyser::new().analyse(&game, KomiPolicy::Game);
     prop_assert_eq!(analysis.dead_source, DeadSource::Settled);
     prop_assert_eq!(&analysis.position, &pos);

@@ -1,4 +1,4 @@
-//! Layer 4 of settling: the record's result picks between statuses the
+//! Layer 5 of settling: the record's result picks between statuses the
 //! settler could not separate, and nothing else.
 
 use verdict_rules::analyse::open_statuses_from_result;

@@ -39,7 +39,7 @@ pub struct Case {
     /// Who would play next.
     pub to_move: Color,
     /// The record's numeric result (Black's margin) when its rules are
-    /// known: what layer 4 may use.
+    /// known: what layer 5 may use.
     pub recorded: Option<f64>,
 }
 
@@ -212,7 +212,7 @@ fn percentile(sorted: &[f64], q: f64) -> f64 {
 }
 
 /// verdict's settler on every case, one after another on this thread (the
-/// times are one core's): layers 1-3, and the same with layer 4 (the
+/// times are one core's): layers 1-4, and the same with layer 5 (the
 /// record's result deciding chains the settler left open, timed together).
 pub fn settle_all(cases: &[Case]) -> (Vec<Outcome>, Vec<Outcome>) {
     let mut settler = Settler::new();

@@ -9,10 +9,11 @@ use verdict_rules::game::{Game, HandicapSource, SkipReason};
 use verdict_rules::info::{GameResult, WinBy};
 use verdict_rules::replay::Legality;
 use verdict_rules::score::RuleSet;
+use verdict_rules::settle::Layer;
 use verdict_rules::{Action, Color};
 
 /// Bumped whenever a column is added, removed, renamed or changes meaning.
-pub const SCHEMA_VERSION: &str = "2";
+pub const SCHEMA_VERSION: &str = "3";
 
 /// The type of a column, in types DuckDB, pandas, Polars and Spark all read
 /// without casts (signed integers, doubles, booleans, UTF-8 strings).
@@ -109,7 +110,7 @@ pub struct GameRow {
     /// The deepest settling layer that decided a chain (None with marks).
     pub settle_layer: Option<&'static str>,
     /// Stones decided by each settling layer, in `Layer::ALL` order.
-    pub settled_stones: [Option<i64>; 4],
+    pub settled_stones: [Option<i64>; Layer::ALL.len()],
     pub open_chains: Option<i64>,
     pub dead: [Option<i64>; 2],
     pub seki_points: Option<i64>,
@@ -185,6 +186,7 @@ pub fn columns() -> Vec<(String, Kind)> {
         ("settled_stones_benson", Int),
         ("settled_stones_static", Int),
         ("settled_stones_playouts", Int),
+        ("settled_stones_reading", Int),
         ("settled_stones_record_result", Int),
         ("open_chains", Int),
         ("dead_b", Int),
@@ -274,6 +276,7 @@ impl GameRow {
             Int(self.settled_stones[1]),
             Int(self.settled_stones[2]),
             Int(self.settled_stones[3]),
+            Int(self.settled_stones[4]),
             Int(self.open_chains),
             Int(self.dead[0]),
             Int(self.dead[1]),

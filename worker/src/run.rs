@@ -43,7 +43,7 @@ pub struct RunOptions {
     /// Rule sets whose verdicts are written and compared (default: all).
     pub rules: Vec<RuleSet>,
     /// Let each record's own result decide chains the settler could not
-    /// (layer 4; see `Analyser::use_record_result`).
+    /// (layer 5; see `Analyser::use_record_result`).
     pub settle_with_result: bool,
     /// SGF files larger than this are streamed a batch of games at a time
     /// (memory-mapped, rows written per batch) instead of read whole and

@@ -16,6 +16,11 @@
 const STRIDE: usize = crate::MAX_SIZE as usize + 2;
 const CELLS: usize = STRIDE * STRIDE;
 const EMPTY: u8 = 0;
+/// The largest chain a player may put into atari without capturing: its
+/// capture leaves the opponent an eye of at most three points, which a
+/// stone on its middle kills (nakade: how square fours and eyes with stones
+/// inside are killed). Bigger chains in atari are what seki is made of.
+const NAKADE_STONES: usize = 1;
 const BORDER: u8 = 3;
 
 /// Black is 1, White is 2 (as `Color as u8 + 1`).
@@ -240,6 +245,107 @@ impl PlayoutBoard {
         n
     }
 
+    /// What is on cell `c`: 0 empty, 1 black, 2 white, 3 off the board.
+    #[inline]
+    pub(crate) fn stone(&self, c: usize) -> u8 {
+        self.cells[c]
+    }
+
+    /// The head of the chain on cell `c` (a stone), the same for every
+    /// stone of the chain.
+    #[inline]
+    pub(crate) fn head_of(&self, c: usize) -> usize {
+        self.head[c] as usize
+    }
+
+    /// The number of stones of the chain with head `h`.
+    #[inline]
+    pub(crate) fn chain_len(&self, h: usize) -> usize {
+        usize::from(self.len[h])
+    }
+
+    /// The point a single-stone capture just made illegal to retake (0: none).
+    #[inline]
+    pub(crate) fn ko_point(&self) -> usize {
+        self.ko
+    }
+
+    /// Takes the chain on cell `c` off the board, as prisoners.
+    pub(crate) fn take_off(&mut self, c: usize) {
+        if matches!(self.cells[c], 1 | 2) {
+            self.remove_chain(self.head[c] as usize);
+        }
+    }
+
+    /// A pass: the ko ban lapses.
+    pub(crate) fn pass(&mut self) {
+        self.ko = 0;
+    }
+
+    /// The distinct liberties of the chain with head `h`, up to `out.len()`
+    /// of them; returns how many were written.
+    pub(crate) fn liberties(&self, h: usize, out: &mut [usize]) -> usize {
+        if let Some(l) = self.atari_point(h) {
+            if let Some(slot) = out.first_mut() {
+                *slot = l;
+                return 1;
+            }
+            return 0;
+        }
+        let mut count = 0;
+        let mut s = h;
+        loop {
+            for m in nbrs(s) {
+                if self.cells[m] == EMPTY && !out[..count].contains(&m) {
+                    if count == out.len() {
+                        return count;
+                    }
+                    out[count] = m;
+                    count += 1;
+                }
+            }
+            s = self.next[s] as usize;
+            if s == h {
+                return count;
+            }
+        }
+    }
+
+    /// The stones of the chain with head `h`, in no order.
+    pub(crate) fn stones(&self, h: usize) -> impl Iterator<Item = usize> + '_ {
+        let mut s = h;
+        let mut done = false;
+        std::iter::from_fn(move || {
+            if done {
+                return None;
+            }
+            let here = s;
+            s = self.next[s] as usize;
+            done = s == h;
+            Some(here)
+        })
+    }
+
+    /// Whether `me` may play at `p` by the rules: empty, not the ko point,
+    /// and not suicide.
+    pub(crate) fn legal(&self, p: usize, me: u8) -> bool {
+        if self.cells[p] != EMPTY || p == self.ko {
+            return false;
+        }
+        nbrs(p).into_iter().any(|n| match self.cells[n] {
+            EMPTY => true,
+            BORDER => false,
+            c => {
+                let at = self.atari_point(self.head[n] as usize);
+                if c == me {
+                    at != Some(p)
+                } else {
+                    at == Some(p)
+                }
+            }
+        })
+    }
+
     /// Whether `me` may play at empty `p` in a playout: not its own eye, not
     /// suicide, not simple ko, and not a self-atari of two stones or more
     /// unless it captures.
@@ -362,7 +468,7 @@ impl PlayoutBoard {
         }
         match count {
             0 => false,
-            1 => size == 1,
+            1 => size <= NAKADE_STONES,
             _ => true,
         }
     }
@@ -584,6 +690,11 @@ impl Playouts {
                 }
             }
         }
+    }
+
+    /// The position as set up, before any playout.
+    pub(crate) fn start_board(&self) -> Option<&PlayoutBoard> {
+        self.start.as_deref()
     }
 
     /// The share of playouts chain `k` lost.

@@ -248,3 +248,12 @@ fn every_chain_gets_one_fate_and_dead_stones_match() {
     assert_eq!(fate_at(&d, "fc").status, Status::Dead);
     assert_eq!(fate_at(&d, "bb").layer, Layer::Benson);
 }
+
+#[test]
+fn one_eyed_ring_in_atari_is_dead() {
+    // The ring (d3-f5) has one liberty, its eye at e4: White takes it.
+    let d = framed([
+        "O O O .", "X X X O", "X . X O", "X X X O", "O O O .", ". . . .", ". . . .", ". . . .",
+    ]);
+    assert_eq!(dead(&d), ["dc", "ec", "fc", "dd", "fd", "de", "ee", "fe"]);
+}

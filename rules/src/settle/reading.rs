@@ -1,0 +1,397 @@
+//! Tactical reading: can a chain short of liberties be captured even when
+//! its owner moves first?
+//!
+//! Random playouts misjudge exactly the fights that are decided by a count:
+//! a chain in atari the opponent simply has not taken yet, a capturing race
+//! between two eyeless chains, a throw-in that leaves one eye. Here the
+//! owner ("defender") and the opponent ("attacker") read those out move by
+//! move, with candidate moves drawn from the liberties of the chain and of
+//! the attacker's chains that touch it:
+//!
+//! * the defender may extend, capture an attacker chain, take a liberty of
+//!   an attacker chain no richer in liberties than its own (the race), or
+//!   pass (which is how seki is kept);
+//! * the attacker may fill the defender's liberties, throw-ins included;
+//! * the defender is safe once it has [`SAFE_LIBERTIES`] liberties.
+//!
+//! Only a proof of death counts, so every doubt goes the defender's way:
+//! the attacker may not take a ko, a capture that leaves the capturing
+//! chain in atari (a snapback or a ko) proves nothing, and running out of
+//! depth or of the node budget is an escape.
+
+use super::playout::PlayoutBoard;
+
+/// Liberties at which a chain is out of tactical danger.
+pub(crate) const SAFE_LIBERTIES: usize = 4;
+
+/// Moves read ahead, both sides together.
+const MAX_DEPTH: usize = 12;
+
+/// Positions read per question before giving up (as an escape).
+const NODE_BUDGET: u32 = 3_000;
+
+/// Candidate moves kept per position.
+const MAX_CANDIDATES: usize = 12;
+
+/// Reusable scratch: one board per ply, so that reading does not allocate
+/// after the first position.
+#[derive(Debug, Default)]
+pub(crate) struct Reader {
+    /// The position read from.
+    base: Option<Box<PlayoutBoard>>,
+    boards: Vec<Box<PlayoutBoard>>,
+    nodes: u32,
+    /// Whether every attacker chain touching the target has liberties of
+    /// its own to spare ([`SPARE_LIBERTIES`]) besides the target's.
+    captors_safe: bool,
+}
+
+impl Reader {
+    /// The position to read from: set it up before asking.
+    pub(crate) fn board(&mut self) -> &mut PlayoutBoard {
+        self.base
+            .get_or_insert_with(|| Box::new(PlayoutBoard::new()))
+    }
+
+    /// Whether the chain on `cell` of the reading board is captured by force
+    /// even when its owner moves first (and wins every ko).
+    pub(crate) fn dies_moving_first(&mut self, cell: usize) -> bool {
+        let Some(start) = self.base.as_deref() else {
+            return false;
+        };
+        let defender = start.stone(cell);
+        if defender != 1 && defender != 2 {
+            return false;
+        }
+        let mut libs = [0usize; SAFE_LIBERTIES];
+        if start.liberties(start.head_of(cell), &mut libs) >= SAFE_LIBERTIES {
+            return false;
+        }
+        while self.boards.len() <= MAX_DEPTH {
+            self.boards.push(Box::new(PlayoutBoard::new()));
+        }
+        self.boards[0].copy_from(start);
+        self.boards[0].pass();
+        self.nodes = 0;
+        self.captors_safe = captors_safe(start, cell);
+        !self.defend(0, cell, defender)
+    }
+
+    /// Defender to move on `boards[ply]`: can the chain on `cell` survive?
+    fn defend(&mut self, ply: usize, cell: usize, me: u8) -> bool {
+        self.nodes += 1;
+        if ply >= MAX_DEPTH || self.nodes > NODE_BUDGET {
+            return true;
+        }
+        let board = &self.boards[ply];
+        if board.stone(cell) != me {
+            return false;
+        }
+        let mut libs = [0usize; SAFE_LIBERTIES];
+        let n = board.liberties(board.head_of(cell), &mut libs);
+        if n >= SAFE_LIBERTIES {
+            return true;
+        }
+        let mut moves = Candidates::default();
+        // Captures first, then the race, then extensions.
+        let mut touching = [0usize; 16];
+        let t = touching_chains(board, cell, &mut touching);
+        for &h in &touching[..t] {
+            let mut their = [0usize; SAFE_LIBERTIES];
+            let k = board.liberties(h, &mut their);
+            if k == 1 {
+                moves.push(their[0]);
+            }
+        }
+        for &h in &touching[..t] {
+            let mut their = [0usize; SAFE_LIBERTIES];
+            let k = board.liberties(h, &mut their);
+            if k > 1 && k <= n + 1 {
+                for &l in &their[..k] {
+                    moves.push(l);
+                }
+            }
+        }
+        for &l in &libs[..n] {
+            moves.push(l);
+        }
+        // Passing: the chain lives if the attacker cannot take it as it is.
+        {
+            let (head, rest) = self.boards.split_at_mut(ply + 1);
+            rest[0].copy_from(&head[ply]);
+            rest[0].pass();
+        }
+        if !self.attack(ply + 1, cell, me) {
+            return true;
+        }
+        for &m in moves.as_slice() {
+            if !self.boards[ply].legal(m, me) {
+                continue;
+            }
+            let (head, rest) = self.boards.split_at_mut(ply + 1);
+            rest[0].copy_from(&head[ply]);
+            rest[0].play(m, me);
+            if !self.attack(ply + 1, cell, me) {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Attacker to move on `boards[ply]`: can the chain on `cell` (of colour
+    /// `defender`) be captured?
+    fn attack(&mut self, ply: usize, cell: usize, defender: u8) -> bool {
+        self.nodes += 1;
+        if ply >= MAX_DEPTH || self.nodes > NODE_BUDGET {
+            return false;
+        }
+        let me = 3 - defender;
+        let board = &self.boards[ply];
+        if board.stone(cell) != defender {
+            return true;
+        }
+        let mut libs = [0usize; SAFE_LIBERTIES];
+        let n = board.liberties(board.head_of(cell), &mut libs);
+        if n >= SAFE_LIBERTIES {
+            return false;
+        }
+        let captured = board.chain_len(board.head_of(cell));
+        for &m in &libs[..n] {
+            if !self.boards[ply].legal(m, me) {
+                continue;
+            }
+            let (head, rest) = self.boards.split_at_mut(ply + 1);
+            let next = &mut rest[0];
+            next.copy_from(&head[ply]);
+            next.play(m, me);
+            if next.ko_point() != 0 {
+                // Taking a ko proves nothing: the defender may have threats.
+                continue;
+            }
+            if next.stone(cell) != defender {
+                // Captured. It counts unless the capturer is left in atari
+                // (snapback, ko), and unless the capture may leave only a
+                // killable eye to captors that have nothing else: three
+                // stones in the attackers' eye, sharing their last
+                // liberties, are in seki, not dead.
+                let mut mine = [0usize; 2];
+                let big = captured >= BIG_CAPTURE;
+                if next.liberties(next.head_of(m), &mut mine) >= 2 && (big || self.captors_safe) {
+                    return true;
+                }
+                continue;
+            }
+            if !self.defend(ply + 1, cell, defender) {
+                return true;
+            }
+        }
+        false
+    }
+}
+
+/// Liberties an attacker chain needs besides the target's for a capture of
+/// a few stones to prove them dead.
+const SPARE_LIBERTIES: usize = 3;
+
+/// Stones whose capture leaves room for two eyes ([`super::shape`]: seven
+/// points or more are never a single killable eye).
+const BIG_CAPTURE: usize = 7;
+
+/// Whether every attacker chain touching the chain on `cell` has
+/// [`SPARE_LIBERTIES`] liberties that are not the chain's.
+fn captors_safe(board: &PlayoutBoard, cell: usize) -> bool {
+    let mut target = [0usize; SAFE_LIBERTIES];
+    let n = board.liberties(board.head_of(cell), &mut target);
+    let mut touching = [0usize; 16];
+    let t = touching_chains(board, cell, &mut touching);
+    touching[..t].iter().all(|&h| {
+        let mut theirs = [0usize; SAFE_LIBERTIES + SPARE_LIBERTIES];
+        let k = board.liberties(h, &mut theirs);
+        theirs[..k]
+            .iter()
+            .filter(|l| !target[..n].contains(l))
+            .count()
+            >= SPARE_LIBERTIES
+    })
+}
+
+/// The heads of the other colour's chains next to the chain on `cell`, up
+/// to `out.len()`; returns how many.
+fn touching_chains(board: &PlayoutBoard, cell: usize, out: &mut [usize]) -> usize {
+    let me = board.stone(cell);
+    let opp = 3 - me;
+    let mut count = 0;
+    for s in board.stones(board.head_of(cell)) {
+        for n in [s - STRIDE, s - 1, s + 1, s + STRIDE] {
+            if board.stone(n) == opp {
+                let h = board.head_of(n);
+                if !out[..count].contains(&h) {
+                    if count == out.len() {
+                        return count;
+                    }
+                    out[count] = h;
+                    count += 1;
+                }
+            }
+        }
+    }
+    count
+}
+
+const STRIDE: usize = crate::MAX_SIZE as usize + 2;
+
+/// A short list of distinct candidate moves.
+#[derive(Default)]
+struct Candidates {
+    moves: [usize; MAX_CANDIDATES],
+    len: usize,
+}
+
+impl Candidates {
+    fn push(&mut self, m: usize) {
+        if self.len < MAX_CANDIDATES && !self.moves[..self.len].contains(&m) {
+            self.moves[self.len] = m;
+            self.len += 1;
+        }
+    }
+
+    fn as_slice(&self) -> &[usize] {
+        &self.moves[..self.len]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Small fights read out by hand: who moves first, who has more
+    //! liberties, and what a capture is worth.
+
+    use super::*;
+    use crate::score::Position;
+    use crate::Color;
+
+    /// A reader set up on `diagram` (X black, O white, . empty).
+    fn reader(diagram: &str) -> Reader {
+        let position = Position::from_diagram(diagram).expect("a valid diagram");
+        let size = position.size();
+        let stones: Vec<u8> = position
+            .cells()
+            .iter()
+            .map(|c| match c {
+                None => 0,
+                Some(Color::Black) => 1,
+                Some(Color::White) => 2,
+            })
+            .collect();
+        let mut r = Reader::default();
+        r.board()
+            .setup(size.width() as usize, size.height() as usize, &stones);
+        r
+    }
+
+    fn dies(diagram: &str, x: usize, y: usize) -> bool {
+        reader(diagram).dies_moving_first(PlayoutBoard::cell(x, y))
+    }
+
+    /// A ring of eight black stones around its one eye: one liberty.
+    const RING_IN_ATARI: &str = "
+        . . . . . . .
+        . O O O . . .
+        O X X X O . .
+        O X . X O . .
+        O X X X O . .
+        . O O O . . .
+        . . . . . . .";
+
+    #[test]
+    fn a_one_eyed_ring_in_atari_dies() {
+        assert!(dies(RING_IN_ATARI, 1, 2));
+    }
+
+    #[test]
+    fn a_ring_in_atari_lives_by_capturing_its_captor() {
+        // Black at the top left leaves the white chain on the left edge one
+        // liberty: Black takes it and the ring breathes.
+        let d = "
+            . . . . . . .
+            X O O O . . .
+            O X X X O . .
+            O X . X O . .
+            O X X X O . .
+            . O O O . . .
+            . . . . . . .";
+        assert!(!dies(d, 1, 2));
+    }
+
+    /// Black's three stones on column d (liberties c1, c2) race White's
+    /// three on column e; `white_libs` opens f3 to give White a third.
+    fn race(white_libs: usize) -> String {
+        let f3 = if white_libs == 3 { "." } else { "X" };
+        format!(
+            "
+            . . . X O . . . .
+            O O . X O . X X X
+            . O O X O {f3} X . .
+            . . O O X X . . .
+            . . . . . . . . .
+            . . . . . . . . ."
+        )
+    }
+
+    #[test]
+    fn a_race_of_equals_is_won_by_the_side_moving_first() {
+        assert!(!dies(&race(2), 3, 0));
+        // And the same holds for White's chain.
+        assert!(!dies(&race(2), 4, 0));
+    }
+
+    #[test]
+    fn a_race_one_liberty_short_is_lost_even_moving_first() {
+        assert!(dies(&race(3), 3, 0));
+        assert!(!dies(&race(3), 4, 0));
+    }
+
+    #[test]
+    fn a_capture_that_needs_a_ko_proves_nothing() {
+        // White can take the black stone on b9 only by a ko capture at a9.
+        let d = "
+            . X O . .
+            X O . . .
+            . . . . .
+            . . . . .
+            . . . . .";
+        assert!(!dies(d, 1, 0));
+    }
+
+    #[test]
+    fn chains_with_four_liberties_are_not_read() {
+        let d = "
+            . . . . .
+            . . . . .
+            . . X . .
+            . . . . .
+            . . . . .";
+        assert!(!dies(d, 2, 2));
+    }
+
+    #[test]
+    fn a_stone_in_atari_dies_only_if_it_cannot_run() {
+        // b8 in atari can extend to b7 and run: not proven dead.
+        let open = "
+            . O . . .
+            O X O . .
+            . . . . .
+            . . . . .
+            . . . . .";
+        assert!(!dies(open, 1, 1));
+        // Inside a solid wall, with no way out, it dies.
+        let blocked = "
+            . . . . . . .
+            O O O . . . .
+            O X O . . . .
+            O . O . . . .
+            O O O . . . .
+            . . . . . . .
+            . . . . . . .";
+        assert!(dies(blocked, 1, 2));
+    }
+}
