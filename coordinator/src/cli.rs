@@ -305,7 +305,7 @@ pub struct RunArgs {
     #[command(flatten)]
     pub analysis: AnalysisArgs,
     /// Let each record's own numeric result decide the status of chains the
-    /// dead-stone settler could not separate (settling layer 4). Such games
+    /// dead-stone settler could not separate (settling layer 5). Such games
     /// get dead_source `settled_result` and their self-check agrees by
     /// construction; off by default because a wrong result is then
     /// "explained" instead of found.
@@ -351,6 +351,11 @@ pub struct ScoreArgs {
     /// Print one JSON object instead of the board and table.
     #[arg(long)]
     pub json: bool,
+    /// Settle the dead stones even when the record marks them, and list
+    /// every chain the settler was not sure of (with the layer that decided
+    /// it): to compare the settler with the players.
+    #[arg(long)]
+    pub ignore_marks: bool,
 }
 
 #[derive(Debug, Args)]

@@ -266,8 +266,9 @@ fn eval_deadstones_compares_the_settler_with_the_marks() {
         "AB[ca][cb][cc][cd][ce][cf][cg][ch][ci][ae]AW[da][db][dc][dd][de][df][dg][dh][di][ie]";
     let right =
         format!("(;GM[1]FF[4]SZ[9]KM[6.5]RU[Japanese]{walls}AW[ag];B[];W[]TB[aa:bi]TW[ea:ii])");
-    // The same board, but the marks give Black's whole side to White.
-    let wrong = format!("(;GM[1]FF[4]SZ[9]KM[6.5]RU[Japanese]{walls};B[];W[]TW[aa:ci][ea:ii])");
+    // The same board, but the marks give Black's whole side to White; with
+    // a komi of -40 that changes the winner (Black by 13 without them).
+    let wrong = format!("(;GM[1]FF[4]SZ[9]KM[-40]RU[Japanese]{walls};B[];W[]TW[aa:ci][ea:ii])");
     std::fs::write(dir.join("right.sgf"), right).unwrap();
     std::fs::write(dir.join("wrong.sgf"), wrong).unwrap();
     let out = verdict(&[
@@ -302,7 +303,49 @@ fn eval_deadstones_compares_the_settler_with_the_marks() {
     // The wrong marks kill ten black stones verdict keeps: recall 1 of 11.
     assert!(v["stone_recall"].as_f64().unwrap() < 0.2, "{v}");
     assert_eq!(v["stone_precision"], 1.0);
+    assert_eq!(v["winner_flips"], 1);
     assert_eq!(v["with_record_result"]["games"], 2);
+
+    // The boards of the misses, and whether the difference changes the winner.
+    let shown = verdict(&[
+        "eval",
+        "deadstones",
+        dir.to_str().unwrap(),
+        "--show-misses",
+        "5",
+    ]);
+    let text = String::from_utf8_lossy(&shown.stdout);
+    assert!(
+        text.contains("wrong.sgf") && !text.contains("right.sgf"),
+        "{text}"
+    );
+    assert!(text.contains("the winner changes"), "{text}");
+
+    // `score --ignore-marks` settles a marked game and lists every chain
+    // not proven by Benson: here the lone White stone on a3, dead.
+    let right = dir.join("right.sgf");
+    let marked = json(&verdict(&["score", right.to_str().unwrap(), "--json"]));
+    assert_eq!(marked["dead_source"], "marks");
+    assert!(marked["settle"].is_null(), "{marked}");
+    let settled = json(&verdict(&[
+        "score",
+        right.to_str().unwrap(),
+        "--json",
+        "--ignore-marks",
+    ]));
+    assert_eq!(settled["dead_source"], "settled");
+    assert_eq!(settled["dead"], serde_json::json!(["ag"]));
+    let chains = settled["settle"]["chains"].as_array().unwrap();
+    let lone = chains
+        .iter()
+        .find(|c| c["anchor"] == "A3")
+        .expect("a3's chain");
+    assert_eq!(lone["status"], "dead");
+    assert_eq!(lone["color"], "white");
+    let human = verdict(&["score", right.to_str().unwrap(), "--ignore-marks"]);
+    let text = String::from_utf8_lossy(&human.stdout);
+    assert!(text.contains("chains not proven by Benson"), "{text}");
+    assert!(text.contains("A3   white   1 stone(s): dead"), "{text}");
 
     // No marked game at all: a clear error, not an empty report.
     let empty = dir.join("none");

@@ -42,6 +42,7 @@ pub fn deadstones(args: DeadstonesArgs) -> anyhow::Result<ExitCode> {
     } else {
         print_table(&verdict_score, &result_score, gnugo_score.as_ref());
         let mut shown = 0;
+        let mut counter = verdict_rules::score::Counter::new();
         for (case, out) in cases.iter().zip(&ours) {
             if shown >= args.show_misses {
                 break;
@@ -52,11 +53,14 @@ pub fn deadstones(args: DeadstonesArgs) -> anyhow::Result<ExitCode> {
             b.sort_unstable_by_key(|p| (p.y(), p.x()));
             if a != b {
                 shown += 1;
+                let flips = eval::winner_with(case, &mut counter, &case.marked)
+                    != eval::winner_with(case, &mut counter, &out.dead);
                 println!(
-                    "\n{}  (marks: {} dead, verdict: {} dead)",
+                    "\n{}  (marks: {} dead, verdict: {} dead{})",
                     eval::case_name(case),
                     a.len(),
-                    b.len()
+                    b.len(),
+                    if flips { "; the winner changes" } else { "" }
                 );
                 print!("{}", eval::diagram(case, &out.dead));
             }
@@ -67,7 +71,7 @@ pub fn deadstones(args: DeadstonesArgs) -> anyhow::Result<ExitCode> {
 
 fn print_table(ours: &Score, with_result: &Score, gnugo: Option<&Score>) {
     println!();
-    print!("  {:<22} {:>10} {:>12}", "", "verdict", "+RE (L4)");
+    print!("  {:<22} {:>10} {:>12}", "", "verdict", "+RE (L5)");
     if gnugo.is_some() {
         print!(" {:>10}", "GNU Go");
     }
@@ -90,7 +94,7 @@ fn print_table(ours: &Score, with_result: &Score, gnugo: Option<&Score>) {
         }
         println!();
     }
-    println!("  (+RE (L4): the record's result decides chains the playouts left even; not used by `verdict run` unless --settle-with-result)");
+    println!("  (+RE (L5): the record's result decides chains the playouts left even; not used by `verdict run` unless --settle-with-result)");
     if let Some(g) = gnugo {
         if g.failures > 0 {
             println!(

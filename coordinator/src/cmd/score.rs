@@ -8,6 +8,7 @@ use serde_json::json;
 use verdict_rules::analyse::{Analyser, Analysis, KomiPolicy};
 use verdict_rules::game::Game;
 use verdict_rules::score::{PointState, RuleSet};
+use verdict_rules::settle::{ChainFate, Layer, Settlement};
 use verdict_rules::sgf::{Reader, SgfGame};
 use verdict_rules::{Color, Point};
 
@@ -34,16 +35,24 @@ pub fn run(args: ScoreArgs) -> anyhow::Result<ExitCode> {
         Some(k) => KomiPolicy::Fixed(k),
         None => KomiPolicy::Game,
     };
-    let mut analyser = Analyser::new();
+    let mut analyser = Analyser::new().ignore_marks(args.ignore_marks);
     let analysis = analyser.analyse(&game, komi);
     let states = analyser.counter().states();
     if args.json {
         println!(
             "{}",
-            serde_json::to_string_pretty(&to_json(&game, &analysis, states))?
+            serde_json::to_string_pretty(&to_json(
+                &game,
+                &analysis,
+                states,
+                analysis.settled.map(|_| analyser.settlement())
+            ))?
         );
     } else {
         print_human(&args.file, args.game, &game, &analysis, states);
+        if analysis.settled.is_some() {
+            print_unsure_chains(&game, analyser.settlement());
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -138,9 +147,9 @@ fn print_human(file: &Path, n: usize, game: &Game<'_>, a: &Analysis, states: &[P
         a.report.accounting.captures.white,
     );
     if let Some(f) = &a.settled {
-        let [benson, statics, playouts, result] = f.stones_by_layer;
+        let [benson, statics, playouts, reading, result] = f.stones_by_layer;
         println!(
-            "  settled without marks: deepest layer {}, confidence {:.2}; stones decided by benson {benson}, static {statics}, playouts {playouts}, record result {result}; open chains {}",
+            "  settled without marks: deepest layer {}, confidence {:.2}; stones decided by benson {benson}, static {statics}, playouts {playouts}, reading {reading}, record result {result}; open chains {}",
             f.deepest.as_str(),
             f.confidence,
             f.open_chains,
@@ -187,7 +196,51 @@ fn print_human(file: &Path, n: usize, game: &Game<'_>, a: &Analysis, states: &[P
     }
 }
 
-fn to_json(game: &Game<'_>, a: &Analysis, states: &[PointState]) -> serde_json::Value {
+/// The chains a layer above Benson decided, least sure first: where to look
+/// when the settler and the players disagree.
+fn print_unsure_chains(game: &Game<'_>, s: &Settlement) {
+    let mut unsure: Vec<&ChainFate> = s
+        .chains
+        .iter()
+        .filter(|c| c.layer != Layer::Benson)
+        .collect();
+    if unsure.is_empty() {
+        return;
+    }
+    unsure.sort_by(|a, b| a.confidence.total_cmp(&b.confidence));
+    println!();
+    println!("  chains not proven by Benson, least sure first:");
+    for c in unsure {
+        println!(
+            "    {:<4} {} {:>3} stone(s): {:<5} by {:<8} confidence {:.2}{}",
+            c.anchor.to_gtp(game.size),
+            c.color,
+            c.stones,
+            c.status.as_str(),
+            c.layer.as_str(),
+            c.confidence,
+            if c.is_open() { "  (open)" } else { "" }
+        );
+    }
+}
+
+fn chain_json(game: &Game<'_>, c: &ChainFate) -> serde_json::Value {
+    json!({
+        "anchor": c.anchor.to_gtp(game.size),
+        "color": c.color.to_string(),
+        "stones": c.stones,
+        "status": c.status.as_str(),
+        "layer": c.layer.as_str(),
+        "confidence": c.confidence,
+    })
+}
+
+fn to_json(
+    game: &Game<'_>,
+    a: &Analysis,
+    states: &[PointState],
+    settlement: Option<&Settlement>,
+) -> serde_json::Value {
     let verdicts: serde_json::Map<String, serde_json::Value> = a
         .verdicts
         .iter()
@@ -219,6 +272,7 @@ fn to_json(game: &Game<'_>, a: &Analysis, states: &[PointState]) -> serde_json::
             "confidence": f.confidence,
             "stones_by_layer": verdict_rules::settle::Layer::ALL.iter().zip(f.stones_by_layer).map(|(l, n)| (l.as_str().to_string(), json!(n))).collect::<serde_json::Map<_, _>>(),
             "open_chains": f.open_chains,
+            "chains": settlement.map(|s| s.chains.iter().map(|c| chain_json(game, c)).collect::<Vec<_>>()),
         })),
         "board": board_lines(game, states),
         "counts": {
