@@ -16,10 +16,12 @@
 const STRIDE: usize = crate::MAX_SIZE as usize + 2;
 const CELLS: usize = STRIDE * STRIDE;
 const EMPTY: u8 = 0;
-/// The largest chain a player may put into atari without capturing: its
-/// capture leaves the opponent an eye of at most three points, which a
-/// stone on its middle kills (nakade: how square fours and eyes with stones
-/// inside are killed). Bigger chains in atari are what seki is made of.
+/// The largest chain a player may put into atari without capturing. Chains
+/// of two or more in atari are what seki is made of, so only a single
+/// stone may be thrown in. Two or three (nakade: the capture leaves an eye
+/// a stone in its middle kills) is the textbook rule; measured on the
+/// marked KGS games it fixed as many games as it broke, with more winner
+/// flips, so it waits for a better test of when a throw-in is a nakade.
 const NAKADE_STONES: usize = 1;
 const BORDER: u8 = 3;
 
