@@ -442,25 +442,21 @@ impl PlayoutBoard {
                 }
                 seen_heads[k] = h;
                 size += self.len[h] as usize;
-                match self.atari_point(h) {
-                    Some(l) => note(l, &mut libs, &mut count),
-                    None => {
-                        // Two or more distinct liberties: walk for them.
-                        let mut s = h;
-                        'walk: loop {
-                            for m in nbrs(s) {
-                                if self.cells[m] == EMPTY {
-                                    note(m, &mut libs, &mut count);
-                                    if count >= 2 {
-                                        break 'walk;
-                                    }
-                                }
-                            }
-                            s = self.next[s] as usize;
-                            if s == h {
-                                break;
-                            }
-                        }
+                // The chain's pseudo-liberties other than p (p counts once
+                // per stone of the chain next to it): none, one point, or
+                // two points or more, told apart without walking the chain.
+                let k = nbrs(p)
+                    .into_iter()
+                    .filter(|&m| self.cells[m] == me && self.head[m] as usize == h)
+                    .count();
+                let c = u64::from(self.libs[h]) - k as u64;
+                if c > 0 {
+                    let sum = u64::from(self.lib_sum[h]) - (k * p) as u64;
+                    let squares = self.lib_squares[h] - (k * p * p) as u64;
+                    if sum * sum == c * squares {
+                        note((sum / c) as usize, &mut libs, &mut count);
+                    } else {
+                        count = 2;
                     }
                 }
                 if count >= 2 {
