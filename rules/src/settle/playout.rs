@@ -284,6 +284,18 @@ impl PlayoutBoard {
         self.ko = 0;
     }
 
+    /// Whether the chain with head `h` is in atari; its liberty goes to
+    /// `out[0]`.
+    pub(crate) fn atari_liberty(&self, h: usize, out: &mut [usize; 1]) -> bool {
+        match self.atari_point(h) {
+            Some(l) => {
+                out[0] = l;
+                true
+            }
+            None => false,
+        }
+    }
+
     /// The distinct liberties of the chain with head `h`, up to `out.len()`
     /// of them; returns how many were written.
     pub(crate) fn liberties(&self, h: usize, out: &mut [usize]) -> usize {

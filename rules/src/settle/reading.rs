@@ -156,7 +156,20 @@ impl Reader {
             return false;
         }
         let captured = board.chain_len(board.head_of(cell));
+        let mut moves = Candidates::default();
         for &m in &libs[..n] {
+            moves.push(m);
+        }
+        // Saving an attacker chain the defender threatens to capture.
+        let mut touching = [0usize; 16];
+        let t = touching_chains(board, cell, &mut touching);
+        for &h in &touching[..t] {
+            let mut their = [0usize; 1];
+            if board.atari_liberty(h, &mut their) {
+                moves.push(their[0]);
+            }
+        }
+        for &m in moves.as_slice() {
             if !self.boards[ply].legal(m, me) {
                 continue;
             }
@@ -360,6 +373,34 @@ mod tests {
             . . . . .
             . . . . .";
         assert!(!dies(d, 1, 0));
+    }
+
+    #[test]
+    fn one_eye_and_a_stone_in_the_other_is_killed_by_a_throw_in() {
+        // Black's ring has two liberties, a7 and c7, both next to White's
+        // stone on b7. It looks like seki, but White throws in at a7 (two
+        // stones in atari), Black takes them, White plays b7 again, and
+        // Black is left with one eye.
+        let d = "
+            O O O O O . .
+            X X X X O . .
+            . O . X O . .
+            X X X X O . .
+            O O O O O . .
+            . . . . . . .
+            . . . . . . .";
+        assert!(dies(d, 0, 1));
+        // With a real eye at e7 besides, Black answers every throw-in and
+        // ends with two eyes.
+        let two_eyes = "
+            O O O O O O O
+            X X X X X X O
+            . O . X . X O
+            X X X X X X O
+            O O O O O O O
+            . . . . . . .
+            . . . . . . .";
+        assert!(!dies(two_eyes, 0, 1));
     }
 
     #[test]
