@@ -28,7 +28,7 @@ pub(crate) const SAFE_LIBERTIES: usize = 4;
 const MAX_DEPTH: usize = 12;
 
 /// Positions read per question before giving up (as an escape).
-const NODE_BUDGET: u32 = 3_000;
+const NODE_BUDGET: u32 = 1_000;
 
 /// Candidate moves kept per position.
 const MAX_CANDIDATES: usize = 12;
