@@ -77,21 +77,40 @@ impl Reader {
         !self.defend(0, cell, defender)
     }
 
-    /// Defender to move on `boards[ply]`: can the chain on `cell` survive?
-    fn defend(&mut self, ply: usize, cell: usize, me: u8) -> bool {
+    /// What `boards[ply]` already answers for the chain on `cell` (of colour
+    /// `defender`): `Err(true)` it lives (safe, or the reading ran out of
+    /// depth or budget, which counts as life), `Err(false)` it was
+    /// captured; otherwise `Ok` with its liberties written to `libs`.
+    fn open_question(
+        &mut self,
+        ply: usize,
+        cell: usize,
+        defender: u8,
+        libs: &mut [usize; SAFE_LIBERTIES],
+    ) -> Result<usize, bool> {
         self.nodes += 1;
         if ply >= MAX_DEPTH || self.nodes > NODE_BUDGET {
-            return true;
+            return Err(true);
         }
         let board = &self.boards[ply];
-        if board.stone(cell) != me {
-            return false;
+        if board.stone(cell) != defender {
+            return Err(false);
         }
-        let mut libs = [0usize; SAFE_LIBERTIES];
-        let n = board.liberties(board.head_of(cell), &mut libs);
+        let n = board.liberties(board.head_of(cell), libs);
         if n >= SAFE_LIBERTIES {
-            return true;
+            return Err(true);
         }
+        Ok(n)
+    }
+
+    /// Defender to move on `boards[ply]`: can the chain on `cell` survive?
+    fn defend(&mut self, ply: usize, cell: usize, me: u8) -> bool {
+        let mut libs = [0usize; SAFE_LIBERTIES];
+        let n = match self.open_question(ply, cell, me, &mut libs) {
+            Ok(n) => n,
+            Err(lives) => return lives,
+        };
+        let board = &self.boards[ply];
         let mut moves = Candidates::default();
         // Captures first, then the race, then extensions.
         let mut touching = [0usize; 16];
@@ -141,20 +160,13 @@ impl Reader {
     /// Attacker to move on `boards[ply]`: can the chain on `cell` (of colour
     /// `defender`) be captured?
     fn attack(&mut self, ply: usize, cell: usize, defender: u8) -> bool {
-        self.nodes += 1;
-        if ply >= MAX_DEPTH || self.nodes > NODE_BUDGET {
-            return false;
-        }
+        let mut libs = [0usize; SAFE_LIBERTIES];
+        let n = match self.open_question(ply, cell, defender, &mut libs) {
+            Ok(n) => n,
+            Err(lives) => return !lives,
+        };
         let me = 3 - defender;
         let board = &self.boards[ply];
-        if board.stone(cell) != defender {
-            return true;
-        }
-        let mut libs = [0usize; SAFE_LIBERTIES];
-        let n = board.liberties(board.head_of(cell), &mut libs);
-        if n >= SAFE_LIBERTIES {
-            return false;
-        }
         let captured = board.chain_len(board.head_of(cell));
         let mut moves = Candidates::default();
         for &m in &libs[..n] {
