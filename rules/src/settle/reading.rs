@@ -416,6 +416,27 @@ mod tests {
     }
 
     #[test]
+    fn three_stones_in_the_eye_of_a_group_short_of_liberties_are_seki() {
+        // Black's b7-d7 sit in White's eye along the edge, sharing its
+        // liberties a7 and e7; White has two more, f5 and g7. Black fills
+        // them while White takes the three stones, but the straight three
+        // White gets back dies to a stone in its middle: White must not
+        // take them, Black cannot approach either, and it is seki. Taking
+        // three stones next to captors this short of liberties proves
+        // nothing.
+        let d = "
+            . X X X . O .
+            O O O O O O X
+            X X X X X . X
+            . . . . X X X
+            . . . . . . .
+            . . . . . . .
+            . . . . . . .";
+        assert!(!dies(d, 1, 0), "Black's three stones");
+        assert!(!dies(d, 0, 1), "White's group");
+    }
+
+    #[test]
     fn chains_with_four_liberties_are_not_read() {
         let d = "
             . . . . .
