@@ -274,9 +274,7 @@ impl Settler {
         }
         out.dead.sort_unstable_by_key(|p| (p.y(), p.x()));
     }
-}
 
-impl Settler {
     /// Reads out the chains short of liberties that the layers above left
     /// on the board: one captured by force even when its owner moves first
     /// is dead. The reading board has the stones judged dead so far taken

@@ -162,7 +162,7 @@ impl PlayoutBoard {
 
     /// The only liberty of the chain with head `h`, if it has exactly one.
     #[inline]
-    fn atari_point(&self, h: usize) -> Option<usize> {
+    pub(crate) fn atari_point(&self, h: usize) -> Option<usize> {
         let n = u64::from(self.libs[h]);
         let s = u64::from(self.lib_sum[h]);
         (n > 0 && s * s == n * self.lib_squares[h]).then(|| (s / n) as usize)
@@ -282,18 +282,6 @@ impl PlayoutBoard {
     /// A pass: the ko ban lapses.
     pub(crate) fn pass(&mut self) {
         self.ko = 0;
-    }
-
-    /// Whether the chain with head `h` is in atari; its liberty goes to
-    /// `out[0]`.
-    pub(crate) fn atari_liberty(&self, h: usize, out: &mut [usize; 1]) -> bool {
-        match self.atari_point(h) {
-            Some(l) => {
-                out[0] = l;
-                true
-            }
-            None => false,
-        }
     }
 
     /// The distinct liberties of the chain with head `h`, up to `out.len()`

@@ -176,9 +176,8 @@ impl Reader {
         let mut touching = [0usize; 16];
         let t = touching_chains(board, cell, &mut touching);
         for &h in &touching[..t] {
-            let mut their = [0usize; 1];
-            if board.atari_liberty(h, &mut their) {
-                moves.push(their[0]);
+            if let Some(l) = board.atari_point(h) {
+                moves.push(l);
             }
         }
         for &m in moves.as_slice() {
