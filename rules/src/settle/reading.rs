@@ -11,18 +11,22 @@
 //! * the defender may extend, capture an attacker chain, take a liberty of
 //!   an attacker chain no richer in liberties than its own (the race), or
 //!   pass (which is how seki is kept);
-//! * the attacker may fill the defender's liberties, throw-ins included;
+//! * the attacker may fill the defender's liberties, throw-ins included,
+//!   or save one of its own chains the defender has put in atari;
 //! * the defender is safe once it has [`SAFE_LIBERTIES`] liberties.
 //!
 //! Only a proof of death counts, so every doubt goes the defender's way:
-//! the attacker may not take a ko, a capture that leaves the capturing
-//! chain in atari (a snapback or a ko) proves nothing, and running out of
-//! depth or of the node budget is an escape.
+//! the attacker may not take a ko; a capture that leaves the capturing
+//! chain in atari (a snapback or a ko) proves nothing; so does a capture of
+//! a few stones next to captors with no liberties to spare, since the eye
+//! it gives back may be killed in turn (three stones in an eye, sharing
+//! the captors' last liberties, are seki); and running out of depth or of
+//! the node budget is an escape.
 
 use super::playout::PlayoutBoard;
 
 /// Liberties at which a chain is out of tactical danger.
-pub(crate) const SAFE_LIBERTIES: usize = 4;
+const SAFE_LIBERTIES: usize = 4;
 
 /// Moves read ahead, both sides together.
 const MAX_DEPTH: usize = 12;
