@@ -169,6 +169,10 @@ impl ChainFate {
 /// but its candidate moves are not every move.
 const READING_CONFIDENCE: f32 = 0.95;
 
+/// Rounds of reading, each on the board without the stones the last one
+/// found dead.
+const READING_ROUNDS: usize = 3;
+
 /// The confidence of a chain the playouts could not decide.
 pub const OPEN_CONFIDENCE: f32 = 0.5;
 
@@ -286,24 +290,33 @@ impl Settler {
         let Some(start) = self.playouts.start_board() else {
             return;
         };
-        let board = self.reader.board();
-        board.copy_from(start);
-        for (c, fate) in chains.iter().enumerate() {
-            if fate.status == Status::Dead {
+        // Each death read out frees the stones around it: read again until
+        // nothing changes (a few rounds at most).
+        for _round in 0..READING_ROUNDS {
+            let board = self.reader.board();
+            board.copy_from(start);
+            for (c, fate) in chains.iter().enumerate() {
+                if fate.status == Status::Dead {
+                    let (_, stones) = self.statics.chain(c);
+                    board.take_off(cell_of(stones[0] as usize, w));
+                }
+            }
+            let mut changed = false;
+            for (c, fate) in chains.iter_mut().enumerate() {
+                if fate.status == Status::Dead || fate.layer == Layer::Benson {
+                    continue;
+                }
                 let (_, stones) = self.statics.chain(c);
-                board.take_off(cell_of(stones[0] as usize, w));
+                let cell = cell_of(stones[0] as usize, w);
+                if self.reader.dies_moving_first(cell) {
+                    fate.status = Status::Dead;
+                    fate.layer = Layer::Reading;
+                    fate.confidence = READING_CONFIDENCE;
+                    changed = true;
+                }
             }
-        }
-        for (c, fate) in chains.iter_mut().enumerate() {
-            if fate.status == Status::Dead || fate.layer == Layer::Benson {
-                continue;
-            }
-            let (_, stones) = self.statics.chain(c);
-            let cell = cell_of(stones[0] as usize, w);
-            if self.reader.dies_moving_first(cell) {
-                fate.status = Status::Dead;
-                fate.layer = Layer::Reading;
-                fate.confidence = READING_CONFIDENCE;
+            if !changed {
+                break;
             }
         }
     }
