@@ -167,7 +167,13 @@ impl Score {
 }
 
 /// The winner under the case's own rules with `dead` removed.
-pub fn winner_with(case: &Case, counter: &mut Counter, dead: &[Point]) -> Winner {
+/// Whether counting `dead` instead of the marked stones changes the winner
+/// under the record's own rules.
+pub fn changes_winner(case: &Case, counter: &mut Counter, dead: &[Point]) -> bool {
+    winner_with(case, counter, &case.marked) != winner_with(case, counter, dead)
+}
+
+fn winner_with(case: &Case, counter: &mut Counter, dead: &[Point]) -> Winner {
     let counts = counter.count(&case.position, dead);
     verdict(case.rule_set, &counts, &case.terms).winner
 }
@@ -191,9 +197,7 @@ pub fn score(cases: &[Case], outcomes: &[Outcome]) -> Score {
         s.missed_dead += marked.len() as u64 - both;
         if marked == ours {
             s.exact += 1;
-        } else if winner_with(case, &mut counter, &case.marked)
-            != winner_with(case, &mut counter, &out.dead)
-        {
+        } else if changes_winner(case, &mut counter, &out.dead) {
             s.winner_flips += 1;
         }
     }

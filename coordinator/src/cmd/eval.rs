@@ -53,8 +53,7 @@ pub fn deadstones(args: DeadstonesArgs) -> anyhow::Result<ExitCode> {
             b.sort_unstable_by_key(|p| (p.y(), p.x()));
             if a != b {
                 shown += 1;
-                let flips = eval::winner_with(case, &mut counter, &case.marked)
-                    != eval::winner_with(case, &mut counter, &out.dead);
+                let flips = eval::changes_winner(case, &mut counter, &out.dead);
                 println!(
                     "\n{}  (marks: {} dead, verdict: {} dead{})",
                     eval::case_name(case),

@@ -120,10 +120,8 @@ impl Reader {
         let mut touching = [0usize; 16];
         let t = touching_chains(board, cell, &mut touching);
         for &h in &touching[..t] {
-            let mut their = [0usize; SAFE_LIBERTIES];
-            let k = board.liberties(h, &mut their);
-            if k == 1 {
-                moves.push(their[0]);
+            if let Some(l) = board.atari_point(h) {
+                moves.push(l);
             }
         }
         for &h in &touching[..t] {
