@@ -139,21 +139,25 @@ fn straight_three_enclosed_is_dead() {
     assert_eq!(dead(&d).len(), 12, "{:?}", dead(&d));
 }
 
+/// Black's ring of seven stones around one eye (gd) in White's wide open
+/// territory: 45 empty points behind a wall with no eyes of its own.
+const OPEN_TERRITORY_RING: &str = "
+    . . X O . . . . .
+    . . X O . . . . .
+    . . X O . X X X .
+    . . X O . X . X .
+    . . X O . X X . .
+    . . X O . . . . .
+    . . X O . . . . .
+    . . X O . . . . .
+    . . X O . . . . .";
+
 #[test]
 #[ignore = "known weakness: in a wide open territory the playouts let a dead group live"]
 fn big_dead_group_in_open_territory() {
     // The same shape as `big_dead_group_with_many_liberties`, but White's
     // wall has no eyes of its own and 45 empty points behind it.
-    let d = "
-        . . X O . . . . .
-        . . X O . . . . .
-        . . X O . X X X .
-        . . X O . X . X .
-        . . X O . X X . .
-        . . X O . . . . .
-        . . X O . . . . .
-        . . X O . . . . .
-        . . X O . . . . .";
+    let d = OPEN_TERRITORY_RING;
     assert_eq!(dead(d), ["fc", "gc", "hc", "fd", "hd", "fe", "ge"]);
 }
 
@@ -202,16 +206,7 @@ fn ko_left_open_kills_nothing() {
 
 #[test]
 fn same_position_same_answer() {
-    let d = "
-        . . X O . . . . .
-        . . X O . . . . .
-        . . X O . X X X .
-        . . X O . X . X .
-        . . X O . X X . .
-        . . X O . . . . .
-        . . X O . . . . .
-        . . X O . . . . .
-        . . X O . . . . .";
+    let d = OPEN_TERRITORY_RING;
     let position = Position::from_diagram(d).unwrap();
     let mut settler = Settler::new();
     let mut a = Settlement::default();
