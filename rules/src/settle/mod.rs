@@ -25,6 +25,10 @@
 //!    is captured by force even when its owner moves first is dead. This
 //!    catches what random play misjudges by a count: a chain in atari
 //!    nobody took, a capturing race, a throw-in that leaves one eye.
+//!    Before that, an open chain guessed dead whose liberties are all
+//!    shared with one eyeless opponent chain is counted the textbook way
+//!    and, when the opponent cannot win the race even moving first, is in
+//!    seki (the even playouts are the sign of it).
 //! 5. [`Layer::RecordResult`]: when the record has a numeric result and its
 //!    rules are known, the result picks between statuses the layers above
 //!    left open (the caller does this, see [`crate::analyse`]).
@@ -290,6 +294,7 @@ impl Settler {
         let Some(start) = self.playouts.start_board() else {
             return;
         };
+        count_races(&mut self.reader, &self.statics, start, w, chains);
         // Each death read out frees the stones around it: read again until
         // nothing changes (a few rounds at most).
         for _round in 0..READING_ROUNDS {
@@ -317,6 +322,45 @@ impl Settler {
             }
             if !changed {
                 break;
+            }
+        }
+    }
+}
+
+/// Counts out the races the playouts left even: an open chain the
+/// static layer guessed dead (an invader in the opponent's area) whose
+/// liberties are all shared with one eyeless opponent chain too short
+/// of liberties of its own to fill them is in seki, not dead. Random
+/// play comes out even on exactly these, since whoever fills a shared
+/// liberty first loses.
+fn count_races(
+    reader: &mut Reader,
+    statics: &Statics,
+    start: &PlayoutBoard,
+    w: usize,
+    chains: &mut [ChainFate],
+) {
+    if !chains
+        .iter()
+        .any(|f| f.status == Status::Dead && f.is_open())
+    {
+        return;
+    }
+    let board = reader.board();
+    board.copy_from(start);
+    for (c, fate) in chains.iter().enumerate() {
+        if fate.status == Status::Dead && !fate.is_open() {
+            let (_, stones) = statics.chain(c);
+            board.take_off(cell_of(stones[0] as usize, w));
+        }
+    }
+    for (c, fate) in chains.iter_mut().enumerate() {
+        if fate.status == Status::Dead && fate.is_open() {
+            let (_, stones) = statics.chain(c);
+            if reading::holds_race_without_eyes(board, cell_of(stones[0] as usize, w)) {
+                fate.status = Status::Seki;
+                fate.layer = Layer::Reading;
+                fate.confidence = READING_CONFIDENCE;
             }
         }
     }

@@ -215,6 +215,83 @@ impl Reader {
     }
 }
 
+/// Whether the chain on `cell` is in a capturing race without eyes that
+/// the opponent cannot win even moving first, counted the textbook way
+/// rather than read: its liberties are `shared` with one opponent chain
+/// plus `mine` of its own, the opponent has `theirs` of its own, and
+/// neither side has an eye. The opponent must fill the chain's own
+/// liberties and then all but one shared one before it is itself in
+/// atari, so it wins only with `theirs >= mine + shared - 1`; short of
+/// that, filling a shared liberty puts the filler in atari first, and
+/// both sides live in seki. Filling a liberty must not join the filler to
+/// another chain (which would bring liberties the count does not see).
+pub(crate) fn holds_race_without_eyes(board: &PlayoutBoard, cell: usize) -> bool {
+    let me = board.stone(cell);
+    if me != 1 && me != 2 {
+        return false;
+    }
+    let opp = 3 - me;
+    let head = board.head_of(cell);
+    let mut mine = [0usize; 8];
+    let n = board.liberties(head, &mut mine);
+    if n == mine.len() {
+        return false;
+    }
+    // The one opponent chain next to the chain's liberties.
+    let mut rival = 0usize;
+    for &l in &mine[..n] {
+        let mut own_eye = true;
+        for q in [l - STRIDE, l - 1, l + 1, l + STRIDE] {
+            let s = board.stone(q);
+            if s == me && board.head_of(q) != head {
+                return false;
+            }
+            if s == opp {
+                own_eye = false;
+                let h = board.head_of(q);
+                if rival == 0 {
+                    rival = h;
+                } else if rival != h {
+                    return false;
+                }
+            }
+            if s == 0 {
+                own_eye = false;
+            }
+        }
+        if own_eye {
+            return false;
+        }
+    }
+    if rival == 0 {
+        return false;
+    }
+    let mut theirs = [0usize; 12];
+    let k = board.liberties(rival, &mut theirs);
+    if k == theirs.len() {
+        return false;
+    }
+    for &l in &theirs[..k] {
+        let mut their_eye = true;
+        for q in [l - STRIDE, l - 1, l + 1, l + STRIDE] {
+            let s = board.stone(q);
+            if s == opp && board.head_of(q) != rival {
+                return false;
+            }
+            if s == 0 || s == me {
+                their_eye = false;
+            }
+        }
+        if their_eye {
+            return false;
+        }
+    }
+    let shared = mine[..n].iter().filter(|l| theirs[..k].contains(l)).count();
+    let own = n - shared;
+    let outside = k - shared;
+    own == 0 && shared >= 2 && outside + 1 < shared
+}
+
 /// Liberties an attacker chain needs besides the target's for a capture of
 /// a few stones to prove them dead.
 const SPARE_LIBERTIES: usize = 3;
@@ -435,6 +512,62 @@ mod tests {
             . . . . . . .";
         assert!(!dies(d, 1, 0), "Black's three stones");
         assert!(!dies(d, 0, 1), "White's group");
+    }
+
+    /// White's a9-a7 have three liberties, b9-b7, all shared with Black's
+    /// chain around them, which has one more of its own at c5
+    /// (`black_outside` opens b5 for a second). White's wall on the right
+    /// has three eyes.
+    fn shared_race(black_outside: usize) -> String {
+        let b5 = if black_outside == 2 { "." } else { "O" };
+        format!(
+            "
+            O . X O .
+            O . X O O
+            O . X O .
+            X X X O O
+            O {b5} . O .
+            O O O O O"
+        )
+    }
+
+    #[test]
+    fn a_race_of_shared_liberties_the_outside_cannot_win_is_seki() {
+        // Black filling b9 leaves White b8, b7 and itself b8, b7, c5: White
+        // fills c5 and whoever fills the next shared liberty is captured.
+        let mut r = reader(&shared_race(1));
+        assert!(holds_race_without_eyes(r.board(), PlayoutBoard::cell(0, 0)));
+    }
+
+    #[test]
+    fn two_outside_liberties_win_a_race_of_three_shared() {
+        let mut r = reader(&shared_race(2));
+        // Black b9, White b5 (or c5), Black b8: White has b7 left and
+        // Black b7 and c5; White must fill c5, and Black takes White.
+        assert!(!holds_race_without_eyes(
+            r.board(),
+            PlayoutBoard::cell(0, 0)
+        ));
+        // White moving first fills one of them and is back in the seki.
+        assert!(!dies(&shared_race(2), 0, 0));
+    }
+
+    #[test]
+    fn a_race_with_an_eye_is_not_counted_as_seki() {
+        // Black's own liberty at e9 becomes an eye when the wall is Black's
+        // (here it is d9 and e8): the count does not apply.
+        let d = "
+            O . X X .
+            O . X X X
+            O . X O .
+            X X X O O
+            O O . O .
+            O O O O O";
+        let mut r = reader(d);
+        assert!(!holds_race_without_eyes(
+            r.board(),
+            PlayoutBoard::cell(0, 0)
+        ));
     }
 
     #[test]
