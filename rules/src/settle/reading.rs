@@ -217,14 +217,14 @@ impl Reader {
 
 /// Whether the chain on `cell` is in a capturing race without eyes that
 /// the opponent cannot win even moving first, counted the textbook way
-/// rather than read: its liberties are `shared` with one opponent chain
-/// plus `mine` of its own, the opponent has `theirs` of its own, and
-/// neither side has an eye. The opponent must fill the chain's own
-/// liberties and then all but one shared one before it is itself in
-/// atari, so it wins only with `theirs >= mine + shared - 1`; short of
-/// that, filling a shared liberty puts the filler in atari first, and
-/// both sides live in seki. Filling a liberty must not join the filler to
-/// another chain (which would bring liberties the count does not see).
+/// rather than read: all its liberties are `shared` with one opponent
+/// chain, which has `outside` liberties of its own, and neither side has an
+/// eye. Once the chain has filled those, whoever fills a shared liberty
+/// puts itself in atari first, so the opponent wins only with
+/// `outside >= shared - 1` (it can fill down to one shared liberty while
+/// keeping one more than the chain); short of that both live in seki.
+/// Filling a liberty must not join the filler to another chain (which
+/// would bring liberties the count does not see).
 pub(crate) fn holds_race_without_eyes(board: &PlayoutBoard, cell: usize) -> bool {
     let me = board.stone(cell);
     if me != 1 && me != 2 {
@@ -234,62 +234,52 @@ pub(crate) fn holds_race_without_eyes(board: &PlayoutBoard, cell: usize) -> bool
     let head = board.head_of(cell);
     let mut mine = [0usize; 8];
     let n = board.liberties(head, &mut mine);
-    if n == mine.len() {
+    if n == 0 || n == mine.len() {
         return false;
     }
-    // The one opponent chain next to the chain's liberties.
-    let mut rival = 0usize;
-    for &l in &mine[..n] {
-        let mut own_eye = true;
-        for q in [l - STRIDE, l - 1, l + 1, l + STRIDE] {
-            let s = board.stone(q);
-            if s == me && board.head_of(q) != head {
-                return false;
-            }
-            if s == opp {
-                own_eye = false;
-                let h = board.head_of(q);
-                if rival == 0 {
-                    rival = h;
-                } else if rival != h {
-                    return false;
-                }
-            }
-            if s == 0 {
-                own_eye = false;
-            }
-        }
-        if own_eye {
-            return false;
-        }
-    }
-    if rival == 0 {
+    let Some(rival) = neighbours(mine[0])
+        .into_iter()
+        .find(|&q| board.stone(q) == opp)
+        .map(|q| board.head_of(q))
+    else {
         return false;
-    }
+    };
     let mut theirs = [0usize; 12];
     let k = board.liberties(rival, &mut theirs);
     if k == theirs.len() {
         return false;
     }
-    for &l in &theirs[..k] {
-        let mut their_eye = true;
-        for q in [l - STRIDE, l - 1, l + 1, l + STRIDE] {
-            let s = board.stone(q);
-            if s == opp && board.head_of(q) != rival {
-                return false;
-            }
-            if s == 0 || s == me {
-                their_eye = false;
-            }
-        }
-        if their_eye {
-            return false;
-        }
+    let fair = |l: usize| only_chain_next_to(board, l, opp, rival) && !is_eye(board, l, opp);
+    if !mine[..n]
+        .iter()
+        .all(|&l| only_chain_next_to(board, l, me, head) && theirs[..k].contains(&l))
+        || !theirs[..k].iter().all(|&l| fair(l))
+    {
+        return false;
     }
-    let shared = mine[..n].iter().filter(|l| theirs[..k].contains(l)).count();
-    let own = n - shared;
+    // Every liberty of the chain is shared (so it has no eye either).
+    let shared = n;
     let outside = k - shared;
-    own == 0 && shared >= 2 && outside + 1 < shared
+    shared >= 2 && outside + 1 < shared
+}
+
+fn neighbours(l: usize) -> [usize; 4] {
+    [l - STRIDE, l - 1, l + 1, l + STRIDE]
+}
+
+/// Whether no chain of `color` but `head` touches the point `l`.
+fn only_chain_next_to(board: &PlayoutBoard, l: usize, color: u8, head: usize) -> bool {
+    neighbours(l)
+        .into_iter()
+        .all(|q| board.stone(q) != color || board.head_of(q) == head)
+}
+
+/// Whether every neighbour of `l` is a stone of `color` or the edge.
+fn is_eye(board: &PlayoutBoard, l: usize, color: u8) -> bool {
+    neighbours(l).into_iter().all(|q| {
+        let s = board.stone(q);
+        s == color || s == 3
+    })
 }
 
 /// Liberties an attacker chain needs besides the target's for a capture of
@@ -325,7 +315,7 @@ fn touching_chains(board: &PlayoutBoard, cell: usize, out: &mut [usize]) -> usiz
     let opp = 3 - me;
     let mut count = 0;
     for s in board.stones(board.head_of(cell)) {
-        for n in [s - STRIDE, s - 1, s + 1, s + STRIDE] {
+        for n in neighbours(s) {
             if board.stone(n) == opp {
                 let h = board.head_of(n);
                 if !out[..count].contains(&h) {
