@@ -299,13 +299,9 @@ impl Settler {
         // nothing changes (a few rounds at most).
         for _round in 0..READING_ROUNDS {
             let board = self.reader.board();
-            board.copy_from(start);
-            for (c, fate) in chains.iter().enumerate() {
-                if fate.status == Status::Dead {
-                    let (_, stones) = self.statics.chain(c);
-                    board.take_off(cell_of(stones[0] as usize, w));
-                }
-            }
+            set_up(board, start, &self.statics, w, chains, |f| {
+                f.status == Status::Dead
+            });
             let mut changed = false;
             for (c, fate) in chains.iter_mut().enumerate() {
                 if fate.status == Status::Dead || fate.layer == Layer::Benson {
@@ -323,6 +319,24 @@ impl Settler {
             if !changed {
                 break;
             }
+        }
+    }
+}
+
+/// Sets `board` up as `start` without the chains `off` picks.
+fn set_up(
+    board: &mut PlayoutBoard,
+    start: &PlayoutBoard,
+    statics: &Statics,
+    w: usize,
+    chains: &[ChainFate],
+    off: impl Fn(&ChainFate) -> bool,
+) {
+    board.copy_from(start);
+    for (c, fate) in chains.iter().enumerate() {
+        if off(fate) {
+            let (_, stones) = statics.chain(c);
+            board.take_off(cell_of(stones[0] as usize, w));
         }
     }
 }
@@ -347,13 +361,9 @@ fn count_races(
         return;
     }
     let board = reader.board();
-    board.copy_from(start);
-    for (c, fate) in chains.iter().enumerate() {
-        if fate.status == Status::Dead && !fate.is_open() {
-            let (_, stones) = statics.chain(c);
-            board.take_off(cell_of(stones[0] as usize, w));
-        }
-    }
+    set_up(board, start, statics, w, chains, |f| {
+        f.status == Status::Dead && !f.is_open()
+    });
     for (c, fate) in chains.iter_mut().enumerate() {
         if fate.status == Status::Dead && fate.is_open() {
             let (_, stones) = statics.chain(c);
