@@ -23,7 +23,7 @@ const EMPTY: u8 = 0;
 /// marked KGS games it fixed as many games as it broke, with more winner
 /// flips, so it waits for a better test of when a throw-in is a nakade.
 const NAKADE_STONES: usize = 1;
-const BORDER: u8 = 3;
+pub(crate) const BORDER: u8 = 3;
 
 /// Black is 1, White is 2 (as `Color as u8 + 1`).
 #[derive(Clone)]
@@ -50,7 +50,7 @@ impl std::fmt::Debug for PlayoutBoard {
 }
 
 #[inline]
-fn nbrs(p: usize) -> [usize; 4] {
+pub(crate) fn nbrs(p: usize) -> [usize; 4] {
     [p - STRIDE, p - 1, p + 1, p + STRIDE]
 }
 

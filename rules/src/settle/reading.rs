@@ -23,7 +23,7 @@
 //! the captors' last liberties, are seki); and running out of depth or of
 //! the node budget is an escape.
 
-use super::playout::PlayoutBoard;
+use super::playout::{nbrs, PlayoutBoard, BORDER};
 
 /// Liberties at which a chain is out of tactical danger.
 const SAFE_LIBERTIES: usize = 4;
@@ -237,7 +237,7 @@ pub(crate) fn holds_race_without_eyes(board: &PlayoutBoard, cell: usize) -> bool
     if n == 0 || n == mine.len() {
         return false;
     }
-    let Some(rival) = neighbours(mine[0])
+    let Some(rival) = nbrs(mine[0])
         .into_iter()
         .find(|&q| board.stone(q) == opp)
         .map(|q| board.head_of(q))
@@ -263,22 +263,18 @@ pub(crate) fn holds_race_without_eyes(board: &PlayoutBoard, cell: usize) -> bool
     shared >= 2 && outside + 1 < shared
 }
 
-fn neighbours(l: usize) -> [usize; 4] {
-    [l - STRIDE, l - 1, l + 1, l + STRIDE]
-}
-
 /// Whether no chain of `color` but `head` touches the point `l`.
 fn only_chain_next_to(board: &PlayoutBoard, l: usize, color: u8, head: usize) -> bool {
-    neighbours(l)
+    nbrs(l)
         .into_iter()
         .all(|q| board.stone(q) != color || board.head_of(q) == head)
 }
 
 /// Whether every neighbour of `l` is a stone of `color` or the edge.
 fn is_eye(board: &PlayoutBoard, l: usize, color: u8) -> bool {
-    neighbours(l).into_iter().all(|q| {
+    nbrs(l).into_iter().all(|q| {
         let s = board.stone(q);
-        s == color || s == 3
+        s == color || s == BORDER
     })
 }
 
@@ -315,7 +311,7 @@ fn touching_chains(board: &PlayoutBoard, cell: usize, out: &mut [usize]) -> usiz
     let opp = 3 - me;
     let mut count = 0;
     for s in board.stones(board.head_of(cell)) {
-        for n in neighbours(s) {
+        for n in nbrs(s) {
             if board.stone(n) == opp {
                 let h = board.head_of(n);
                 if !out[..count].contains(&h) {
@@ -330,8 +326,6 @@ fn touching_chains(board: &PlayoutBoard, cell: usize, out: &mut [usize]) -> usiz
     }
     count
 }
-
-const STRIDE: usize = crate::MAX_SIZE as usize + 2;
 
 /// A short list of distinct candidate moves.
 #[derive(Default)]
