@@ -538,15 +538,17 @@ mod tests {
 
     #[test]
     fn a_race_with_an_eye_is_not_counted_as_seki() {
-        // Black's own liberty at e9 becomes an eye when the wall is Black's
-        // (here it is d9 and e8): the count does not apply.
+        // Black's one liberty outside the race is e9, an eye (d9 and e8
+        // are Black's): one outside liberty against three shared would be
+        // seki by the count, but Black fills the shared ones safely, since
+        // White can never take the eye, and captures White.
         let d = "
             O . X X .
             O . X X X
-            O . X O .
-            X X X O O
-            O O . O .
-            O O O O O";
+            O . X O O
+            X X X O .
+            O O O O O
+            O O O O .";
         let mut r = reader(d);
         assert!(!holds_race_without_eyes(
             r.board(),
