@@ -198,11 +198,24 @@ pub struct Settler {
     playouts: Playouts,
     reader: Reader,
     fates: Vec<StaticFate>,
+    seed: u64,
 }
 
 impl Settler {
     pub fn new() -> Settler {
         Settler::default()
+    }
+
+    /// A settler whose playouts draw another random sequence: the answer
+    /// still depends only on the position and `seed`, and seed 0 is
+    /// [`Settler::new`]. What an answer owes to chance shows as the
+    /// difference between seeds (`verdict eval deadstones --seeds`): a
+    /// change to the settler is only better if it is better over several.
+    pub fn with_seed(seed: u64) -> Settler {
+        Settler {
+            seed,
+            ..Settler::default()
+        }
     }
 
     /// Settles `position`, writing the dead stones and every chain's fate
@@ -221,6 +234,7 @@ impl Settler {
             let statics = &self.statics;
             self.playouts.start(
                 position,
+                self.seed,
                 (0..m).map(|c| {
                     let (color, stones) = statics.chain(c);
                     (stones[0] as usize, color)

@@ -633,11 +633,12 @@ pub(crate) struct Playouts {
 
 impl Playouts {
     /// Sets up `position`; `anchors` are one stone per chain (point index,
-    /// colour). The generator is seeded from the position: same position,
-    /// same answer.
+    /// colour). The generator is seeded from the position and `seed`: same
+    /// position and seed, same answer.
     pub(crate) fn start(
         &mut self,
         position: &crate::score::Position,
+        seed: u64,
         anchors: impl Iterator<Item = (usize, crate::Color)>,
     ) {
         let size = position.size();
@@ -654,14 +655,16 @@ impl Playouts {
         start.setup(w, h, &self.setup);
         self.board
             .get_or_insert_with(|| Box::new(PlayoutBoard::new()));
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64 ^ ((w as u64) << 8) ^ h as u64;
+        let mut mixed = 0x9e37_79b9_7f4a_7c15u64 ^ ((w as u64) << 8) ^ h as u64;
         for (i, &s) in self.setup.iter().enumerate() {
             if s != 0 {
-                seed = (seed.rotate_left(5) ^ (i as u64 * 2 + u64::from(s)))
+                mixed = (mixed.rotate_left(5) ^ (i as u64 * 2 + u64::from(s)))
                     .wrapping_mul(0x0100_0000_01b3);
             }
         }
-        self.rng = Some(Rng::new(seed));
+        // Seed 0 leaves the position's own seed as it always was.
+        mixed ^= seed.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        self.rng = Some(Rng::new(mixed));
         self.cells.clear();
         self.cells
             .extend(anchors.map(|(i, c)| (PlayoutBoard::cell(i % w, i / w), c as u8 + 1)));

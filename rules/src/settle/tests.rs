@@ -368,3 +368,40 @@ fn ring_captured_from_the_outside_first_is_dead() {
         &["ed", "fd", "gd", "ee", "ge", "ef", "gf", "eg", "fg", "gg"],
     );
 }
+
+#[test]
+fn square_four_is_dead() {
+    // Black's ring of ten stones holds a 2x2 space (e4-f5): White's
+    // placements end in a bent three with a stone on its vital point.
+    let d = framed([
+        ". . . .", ". . . .", "X X X X", "X . . X", "X . . X", "X X X X", ". . . .", ". . . .",
+    ]);
+    assert_eq!(dead(&d).len(), 12, "{:?}", dead(&d));
+}
+
+#[test]
+fn a_seed_changes_the_draw_not_the_rule() {
+    // The ring in open territory is decided by the playouts (the static
+    // layer has no enclosure to go by), so its confidence is a count of
+    // playouts and moves with the draw.
+    let position = Position::from_diagram(OPEN_TERRITORY_RING).unwrap();
+    let run = |seed: u64| {
+        let mut out = Settlement::default();
+        Settler::with_seed(seed).settle(&position, &mut out);
+        out
+    };
+    assert_eq!(run(0), settle(&position), "seed 0 is the default");
+    assert_eq!(run(7), run(7), "same seed, same answer");
+    let ring = |s: &Settlement| {
+        *s.chains
+            .iter()
+            .find(|c| c.color == Color::Black && c.stones == 7)
+            .expect("the ring")
+    };
+    let base = ring(&run(0));
+    assert_eq!(base.layer, Layer::Playouts, "{base:?}");
+    assert!(
+        (1..8).any(|seed| ring(&run(seed)).confidence != base.confidence),
+        "eight seeds, one count of playouts: the seed is not used"
+    );
+}
