@@ -347,6 +347,28 @@ fn eval_deadstones_compares_the_settler_with_the_marks() {
     assert!(text.contains("chains not proven by Benson"), "{text}");
     assert!(text.contains("A3   white   1 stone(s): dead"), "{text}");
 
+    // More playout seeds: one entry each, seed 0 being the table's. On
+    // these two games every seed agrees (the lone stone dies in every
+    // draw; the wrong marks are wrong in every draw).
+    let seeded = json(&verdict(&[
+        "eval",
+        "deadstones",
+        dir.to_str().unwrap(),
+        "--json",
+        "--seeds",
+        "3",
+    ]));
+    let seeds = seeded["seeds"].as_array().expect("a seeds array");
+    assert_eq!(seeds.len(), 3, "{seeded}");
+    for (k, s) in seeds.iter().enumerate() {
+        assert_eq!(s["seed"], k);
+        assert_eq!(s["exact"], 1, "{seeded}");
+        assert_eq!(s["winner_flips"], 1, "{seeded}");
+    }
+    assert!(v.get("seeds").is_none(), "one seed, no list: {v}");
+    let zero = verdict(&["eval", "deadstones", dir.to_str().unwrap(), "--seeds", "0"]);
+    assert_eq!(zero.status.code(), Some(2));
+
     // No marked game at all: a clear error, not an empty report.
     let empty = dir.join("none");
     std::fs::create_dir_all(&empty).unwrap();

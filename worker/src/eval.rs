@@ -218,8 +218,10 @@ fn percentile(sorted: &[f64], q: f64) -> f64 {
 /// verdict's settler on every case, one after another on this thread (the
 /// times are one core's): layers 1-4, and the same with layer 5 (the
 /// record's result deciding chains the settler left open, timed together).
-pub fn settle_all(cases: &[Case]) -> (Vec<Outcome>, Vec<Outcome>) {
-    let mut settler = Settler::new();
+/// `seed` picks the playouts' random sequence ([`Settler::with_seed`]; 0
+/// is what `verdict run` uses).
+pub fn settle_all(cases: &[Case], seed: u64) -> (Vec<Outcome>, Vec<Outcome>) {
+    let mut settler = Settler::with_seed(seed);
     let mut settlement = Settlement::default();
     let mut counter = Counter::new();
     let mut plain = Vec::with_capacity(cases.len());

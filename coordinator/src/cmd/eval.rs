@@ -17,8 +17,12 @@ pub fn deadstones(args: DeadstonesArgs) -> anyhow::Result<ExitCode> {
     if cases.is_empty() {
         bail!("none of the {} files holds a game with TB/TW territory marks on its final node: nothing to compare with", found.files.len());
     }
-    let (ours, with_result) = eval::settle_all(&cases);
+    let (ours, with_result) = eval::settle_all(&cases, 0);
     let verdict_score = eval::score(&cases, &ours);
+    // Seeds after the first: only their totals are kept.
+    let seed_scores: Vec<Score> = (1..args.seeds)
+        .map(|seed| eval::score(&cases, &eval::settle_all(&cases, seed).0))
+        .collect();
     let result_score = eval::score(&cases, &with_result);
     let gnugo_score = if args.gnugo {
         let threads = if args.common.threads == 0 {
@@ -38,9 +42,25 @@ pub fn deadstones(args: DeadstonesArgs) -> anyhow::Result<ExitCode> {
         if let Some(g) = &gnugo_score {
             out["gnugo"] = g.to_json();
         }
+        if args.seeds > 1 {
+            out["seeds"] = std::iter::once(&verdict_score)
+                .chain(&seed_scores)
+                .enumerate()
+                .map(|(seed, s)| {
+                    serde_json::json!({
+                        "seed": seed,
+                        "exact": s.exact,
+                        "winner_flips": s.winner_flips,
+                    })
+                })
+                .collect();
+        }
         println!("{}", serde_json::to_string_pretty(&out)?);
     } else {
         print_table(&verdict_score, &result_score, gnugo_score.as_ref());
+        if args.seeds > 1 {
+            print_seeds(&verdict_score, &seed_scores);
+        }
         let mut shown = 0;
         let mut counter = verdict_rules::score::Counter::new();
         for (case, out) in cases.iter().zip(&ours) {
@@ -66,6 +86,27 @@ pub fn deadstones(args: DeadstonesArgs) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Every seed's exact games and winner flips, with their mean and range.
+fn print_seeds(first: &Score, rest: &[Score]) {
+    let all: Vec<&Score> = std::iter::once(first).chain(rest).collect();
+    let line = |name: &str, f: fn(&Score) -> u64| {
+        let values: Vec<u64> = all.iter().map(|s| f(s)).collect();
+        let mean = values.iter().sum::<u64>() as f64 / values.len() as f64;
+        let list: Vec<String> = values.iter().map(u64::to_string).collect();
+        println!(
+            "  {name:<14} {:>7.2} mean, {} to {}  (seeds 0..{}: {})",
+            mean,
+            values.iter().min().unwrap_or(&0),
+            values.iter().max().unwrap_or(&0),
+            values.len() - 1,
+            list.join(" ")
+        );
+    };
+    println!("\n  verdict over {} playout seeds:", all.len());
+    line("exact", |s| s.exact);
+    line("winner flips", |s| s.winner_flips);
 }
 
 fn print_table(ours: &Score, with_result: &Score, gnugo: Option<&Score>) {
