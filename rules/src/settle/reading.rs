@@ -199,10 +199,18 @@ impl Reader {
                 // (snapback, ko), and unless the capture may leave only a
                 // killable eye to captors that have nothing else: three
                 // stones in the attackers' eye, sharing their last
-                // liberties, are in seki, not dead.
-                let mut mine = [0usize; 2];
+                // liberties, are in seki, not dead. A capturing chain with
+                // liberties to spare besides the points it took has
+                // something else, whatever the other captors have.
+                let mut mine = [0usize; 2 + SPARE_LIBERTIES + MAX_FREED];
+                let wanted = if captured <= MAX_FREED {
+                    captured + SPARE_LIBERTIES
+                } else {
+                    usize::MAX
+                };
+                let k = next.liberties(next.head_of(m), &mut mine);
                 let big = captured >= BIG_CAPTURE;
-                if next.liberties(next.head_of(m), &mut mine) >= 2 && (big || self.captors_safe) {
+                if k >= 2 && (big || self.captors_safe || k >= wanted) {
                     return true;
                 }
                 continue;
@@ -281,6 +289,10 @@ fn is_eye(board: &PlayoutBoard, l: usize, color: u8) -> bool {
 /// Liberties an attacker chain needs besides the target's for a capture of
 /// a few stones to prove them dead.
 const SPARE_LIBERTIES: usize = 3;
+
+/// The most captured stones for which the capturing chain's own spare
+/// liberties are counted: bigger captures count anyway.
+const MAX_FREED: usize = BIG_CAPTURE - 1;
 
 /// Stones whose capture leaves room for two eyes ([`super::shape`]: seven
 /// points or more are never a single killable eye).
