@@ -93,6 +93,12 @@ impl PlayoutBoard {
         (y + 1) * STRIDE + x + 1
     }
 
+    /// The point (x, y) of a cell on the board.
+    #[inline]
+    pub(crate) fn xy(c: usize) -> (usize, usize) {
+        (c % STRIDE - 1, c / STRIDE - 1)
+    }
+
     /// Sets up `stones` (per point, row by row, 0 empty, 1 black, 2 white) on
     /// a `width` x `height` board. Chains without liberties are not expected.
     pub(crate) fn setup(&mut self, width: usize, height: usize, stones: &[u8]) {

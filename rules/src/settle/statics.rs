@@ -138,6 +138,11 @@ impl Statics {
         )
     }
 
+    /// The chain on point index `i` (which must hold a stone).
+    pub(crate) fn chain_at(&self, i: usize) -> usize {
+        self.chain_of[i] as usize
+    }
+
     /// What this layer (with Benson's below it) says of chain `c`.
     pub(crate) fn fate(&self, c: usize) -> StaticFate {
         let root = self.parent.get(c).map_or(c, |&r| r as usize);

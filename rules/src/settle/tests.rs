@@ -405,3 +405,25 @@ fn a_seed_changes_the_draw_not_the_rule() {
         "eight seeds, one count of playouts: the seed is not used"
     );
 }
+
+/// Black's corner stones (a6-b9) have an eye of two points (a8, a9) and
+/// touch White's pass-alive group above; White's three stones c7-c9 sit
+/// between them and Black's pass-alive wall with one liberty, d9. Black
+/// takes them whenever it likes and joins the wall: White's three are
+/// dead and Black's corner lives. (From a KGS game the playouts got wrong:
+/// the corner in atari extends instead of capturing.)
+const CAPTURE_TO_LIVE: &str = "
+    . O . O X . X . .
+    O O O O X X X X X
+    . O . O X . . . .
+    O O O O X . . . .
+    O O O X X . . . .
+    X O X X . . . . .
+    X X O X . . . . .
+    . X O X X . . . .
+    . X O . X . . . .";
+
+#[test]
+fn chain_in_atari_next_to_the_corner_is_captured() {
+    assert_dead_exactly(CAPTURE_TO_LIVE, &["cg", "ch", "ci"]);
+}
