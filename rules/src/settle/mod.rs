@@ -371,6 +371,9 @@ fn capture_to_live(
     // Less sure than an open chain: playouts within 0.25 of even.
     let unsure = |f: &ChainFate| f.layer != Layer::Benson && f.confidence < OPEN_CONFIDENCE;
     found.clear();
+    if !chains.iter().any(|f| f.status != Status::Dead && unsure(f)) {
+        return;
+    }
     reader.board().copy_from(start);
     for c in 0..chains.len() {
         if chains[c].status == Status::Dead || !unsure(&chains[c]) {

@@ -202,15 +202,19 @@ impl Reader {
                 // liberties, are in seki, not dead. A capturing chain with
                 // liberties to spare besides the points it took has
                 // something else, whatever the other captors have.
-                let mut mine = [0usize; 2 + SPARE_LIBERTIES + MAX_FREED];
-                let wanted = if captured <= MAX_FREED {
-                    captured + SPARE_LIBERTIES
-                } else {
-                    usize::MAX
-                };
-                let k = next.liberties(next.head_of(m), &mut mine);
-                let big = captured >= BIG_CAPTURE;
-                if k >= 2 && (big || self.captors_safe || k >= wanted) {
+                let head = next.head_of(m);
+                let mut mine = [0usize; 2];
+                if next.liberties(head, &mut mine) < 2 {
+                    continue;
+                }
+                if captured >= BIG_CAPTURE || self.captors_safe {
+                    return true;
+                }
+                // Only now count further (most captures stop above).
+                let mut many = [0usize; SPARE_LIBERTIES + MAX_FREED];
+                if captured <= MAX_FREED
+                    && next.liberties(head, &mut many) >= captured + SPARE_LIBERTIES
+                {
                     return true;
                 }
                 continue;
