@@ -31,18 +31,24 @@
 //!    seki (the even playouts are the sign of it); and a chain the
 //!    playouts were unsure of, in atari next to a captor they called dead,
 //!    is read on the whole board: when its capture joins the captor to a
-//!    living chain, it is dead and the captor lives.
+//!    living chain, it is dead and the captor lives. And a chain the
+//!    playouts were not sure of, shut in by chains of the other colour
+//!    they found alive, is read to the end inside that enclosure
+//!    ([`enclosure`]: eyes, nakade, seki, ko): when the opponent, moving
+//!    first, captures every stone of its colour there, they are dead.
 //! 5. [`Layer::RecordResult`]: when the record has a numeric result and its
 //!    rules are known, the result picks between statuses the layers above
 //!    left open (the caller does this, see [`crate::analyse`]).
 //!
-//! The reading only proves deaths, and only tactical ones (liberties, not
-//! eyes): a big group in a race it cannot count to the end, or one that
+//! The reading only proves deaths: tactical ones (liberties), and eye
+//! shapes inside an enclosure of up to 14 empty points read within its
+//! budget. A big group in a race it cannot count to the end, or one that
 //! dies for want of a second eye while it still has many liberties, is
 //! left to the playouts, and is what the settler gets wrong most often.
 //! The answer depends only on the position: the playouts' generator is
 //! seeded from it.
 
+mod enclosure;
 mod playout;
 mod reading;
 mod shape;
@@ -54,6 +60,7 @@ use crate::life::PassAlive;
 use crate::score::Position;
 use crate::{Color, Point};
 
+use enclosure::{Enclosures, Role, Verdict};
 use playout::{nbrs, PlayoutBoard, Playouts};
 use reading::Reader;
 use statics::{StaticFate, Statics};
@@ -205,6 +212,9 @@ pub struct Settler {
     fates: Vec<StaticFate>,
     /// Chains [`capture_to_live`] found captured, then their captors.
     rescued: Vec<(u16, u16)>,
+    enclosures: Enclosures,
+    /// Chains already read inside an enclosure.
+    enclosed: Vec<bool>,
     seed: u64,
 }
 
@@ -324,6 +334,14 @@ impl Settler {
             &mut self.rescued,
         );
         count_races(&mut self.reader, &self.statics, start, w, chains);
+        read_enclosures(
+            &mut self.enclosures,
+            &self.statics,
+            start,
+            w,
+            chains,
+            &mut self.enclosed,
+        );
         // Each death read out frees the stones around it: read again until
         // nothing changes (a few rounds at most).
         for _round in 0..READING_ROUNDS {
@@ -419,6 +437,75 @@ fn capture_to_live(
             fate.status = if k == c { Status::Dead } else { Status::Alive };
             fate.layer = Layer::Reading;
             fate.confidence = READING_CONFIDENCE;
+        }
+    }
+}
+
+/// How sure the layers above must be of an opponent chain for it to wall
+/// in an enclosure.
+const WALL_CONFIDENCE: f32 = 0.8;
+
+/// Chains standing with less confidence than this are read in their
+/// enclosure.
+const ENCLOSED_DOUBT: f32 = 0.9;
+
+/// Reads every chain still standing that is shut in by chains of the
+/// other colour found alive ([`enclosure`]): when the opponent, moving
+/// first, captures every stone of its colour inside, they are dead, and
+/// the opponent's stones inside live. `seen` is scratch space.
+fn read_enclosures(
+    enclosures: &mut Enclosures,
+    statics: &Statics,
+    start: &PlayoutBoard,
+    w: usize,
+    chains: &mut [ChainFate],
+    seen: &mut Vec<bool>,
+) {
+    seen.clear();
+    seen.resize(chains.len(), false);
+    for c in 0..chains.len() {
+        let fate = chains[c];
+        if seen[c]
+            || fate.status == Status::Dead
+            || fate.layer == Layer::Benson
+            || fate.confidence >= ENCLOSED_DOUBT
+        {
+            continue;
+        }
+        let cell = cell_of(statics.chain(c).1[0] as usize, w);
+        let verdict = enclosures.read(start, cell, |n| {
+            let f = &chains[chain_on(statics, n, w)];
+            if f.color == fate.color {
+                if f.layer == Layer::Benson && f.status != Status::Dead {
+                    Role::Unkillable
+                } else {
+                    Role::Inside
+                }
+            } else if f.status == Status::Dead {
+                Role::Inside
+            } else if f.layer == Layer::Benson {
+                Role::SureWall
+            } else if f.confidence >= WALL_CONFIDENCE {
+                Role::Wall
+            } else {
+                Role::Inside
+            }
+        });
+        for cell in enclosures.cells() {
+            if start.stone(cell) == 1 || start.stone(cell) == 2 {
+                let k = chain_on(statics, cell, w);
+                seen[k] |= chains[k].color == fate.color;
+                if verdict == Verdict::Dies {
+                    let f = &mut chains[k];
+                    f.status = if f.color == fate.color {
+                        Status::Dead
+                    } else {
+                        Status::Alive
+                    };
+                    f.layer = Layer::Reading;
+                    f.confidence = READING_CONFIDENCE;
+                }
+            }
         }
     }
 }

@@ -14,7 +14,7 @@
 //! `sum^2 == count * squares`).
 
 const STRIDE: usize = crate::MAX_SIZE as usize + 2;
-const CELLS: usize = STRIDE * STRIDE;
+pub(crate) const CELLS: usize = STRIDE * STRIDE;
 const EMPTY: u8 = 0;
 /// The largest chain a player may put into atari without capturing. Chains
 /// of two or more in atari are what seki is made of, so only a single
