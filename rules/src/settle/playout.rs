@@ -126,6 +126,26 @@ impl PlayoutBoard {
         }
     }
 
+    /// A board set up on `diagram` (X black, O white, . empty), for tests.
+    #[cfg(test)]
+    pub(crate) fn from_diagram(diagram: &str) -> PlayoutBoard {
+        use crate::Color;
+        let position = crate::score::Position::from_diagram(diagram).expect("a valid diagram");
+        let size = position.size();
+        let stones: Vec<u8> = position
+            .cells()
+            .iter()
+            .map(|c| match c {
+                None => 0,
+                Some(Color::Black) => 1,
+                Some(Color::White) => 2,
+            })
+            .collect();
+        let mut b = PlayoutBoard::new();
+        b.setup(size.width() as usize, size.height() as usize, &stones);
+        b
+    }
+
     /// Copies another board's state (cheaper than building it again).
     pub(crate) fn copy_from(&mut self, other: &PlayoutBoard) {
         self.width = other.width;

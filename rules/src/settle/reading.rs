@@ -369,25 +369,11 @@ mod tests {
     //! liberties, and what a capture is worth.
 
     use super::*;
-    use crate::score::Position;
-    use crate::Color;
 
     /// A reader set up on `diagram` (X black, O white, . empty).
     fn reader(diagram: &str) -> Reader {
-        let position = Position::from_diagram(diagram).expect("a valid diagram");
-        let size = position.size();
-        let stones: Vec<u8> = position
-            .cells()
-            .iter()
-            .map(|c| match c {
-                None => 0,
-                Some(Color::Black) => 1,
-                Some(Color::White) => 2,
-            })
-            .collect();
         let mut r = Reader::default();
-        r.board()
-            .setup(size.width() as usize, size.height() as usize, &stones);
+        r.board().copy_from(&PlayoutBoard::from_diagram(diagram));
         r
     }
 
