@@ -393,14 +393,19 @@ impl Enclosures {
         if rest != 0 {
             return false;
         }
-        let mut regions = [0u64; 32];
+        // At most 31 regions, so that the bit masks below cannot overflow;
+        // more, like more than 16 chains, is not read as alive.
+        let mut regions = [0u64; 31];
         let mut nr = 0;
         let mut rest = self.all & !mine;
-        while rest != 0 && nr < regions.len() {
+        while rest != 0 {
             let r = self.chain(self.all & !mine, rest.trailing_zeros() as usize);
             rest &= !r;
             // A region next to the wall is the attacker's.
             if r & self.by_wall == 0 {
+                if nr == regions.len() {
+                    return false;
+                }
                 regions[nr] = r;
                 nr += 1;
             }
@@ -475,15 +480,21 @@ impl Enclosures {
         if st.stones[self.defender] == 0 {
             return true;
         }
-        if passes >= 2 || self.pass_alive(&st) {
+        if passes >= 2 {
+            return false;
+        }
+        // A position in the table was not pass-alive when it was stored:
+        // only new ones need the test.
+        let key = (st, attacker_moves, passes);
+        let known = self.table.get(&key).copied();
+        if known.is_none() && self.pass_alive(&st) {
             return false;
         }
         self.nodes += 1;
         if self.nodes > NODE_BUDGET || depth >= MAX_DEPTH {
             return false;
         }
-        let key = (st, attacker_moves, passes);
-        if let Some(&dies) = self.table.get(&key) {
+        if let Some(dies) = known {
             return dies;
         }
         let side = if attacker_moves {
