@@ -445,14 +445,16 @@ fn capture_to_live(
 /// in an enclosure.
 const WALL_CONFIDENCE: f32 = 0.8;
 
-/// Chains standing with less confidence than this are read in their
-/// enclosure.
-const ENCLOSED_DOUBT: f32 = 0.9;
-
 /// Reads every chain still standing that is shut in by chains of the
 /// other colour found alive ([`enclosure`]): when the opponent, moving
 /// first, captures every stone of its colour inside, they are dead, and
 /// the opponent's stones inside live. `seen` is scratch space.
+///
+/// However sure the playouts were: random play never makes the ko of a
+/// bent four in the corner and calls it a seki with full confidence.
+/// Reading them all was measured on the marked KGS games over 16 playout
+/// seeds: 389.9 games exact against 390.0 when only chains under 0.9
+/// were read (noise).
 fn read_enclosures(
     enclosures: &mut Enclosures,
     statics: &Statics,
@@ -465,11 +467,7 @@ fn read_enclosures(
     seen.resize(chains.len(), false);
     for c in 0..chains.len() {
         let fate = chains[c];
-        if seen[c]
-            || fate.status == Status::Dead
-            || fate.layer == Layer::Benson
-            || fate.confidence >= ENCLOSED_DOUBT
-        {
+        if seen[c] || fate.status == Status::Dead || fate.layer == Layer::Benson {
             continue;
         }
         let cell = cell_of(statics.chain(c).1[0] as usize, w);

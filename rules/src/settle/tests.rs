@@ -286,7 +286,6 @@ const BENT_FOUR_IN_THE_CORNER: &str = "
     . . . X X X O . O";
 
 #[test]
-#[ignore = "known weakness: bent four in the corner is left alive as a seki; the playouts and reading never make the ko"]
 fn bent_four_in_the_corner_is_dead() {
     let d = BENT_FOUR_IN_THE_CORNER;
     assert_dead_exactly(d, &["ca", "bb", "cb", "cc", "ad", "bd", "cd"]);
