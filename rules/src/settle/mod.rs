@@ -31,11 +31,14 @@
 //!    seki (the even playouts are the sign of it); and a chain the
 //!    playouts were unsure of, in atari next to a captor they called dead,
 //!    is read on the whole board: when its capture joins the captor to a
-//!    living chain, it is dead and the captor lives. And a chain the
-//!    playouts were not sure of, shut in by chains of the other colour
-//!    they found alive, is read to the end inside that enclosure
+//!    living chain, it is dead and the captor lives. And a chain not
+//!    pass-alive, shut in by chains of the other colour the playouts
+//!    found alive, is read to the end inside that enclosure
 //!    ([`enclosure`]: eyes, nakade, seki, ko): when the opponent, moving
 //!    first, captures every stone of its colour there, they are dead.
+//!    Last, a tempo fight the playouts left even (an open chain in atari
+//!    next to an open opponent chain that is not) goes by convention to
+//!    the side that captures in one move (confidence 0.6).
 //! 5. [`Layer::RecordResult`]: when the record has a numeric result and its
 //!    rules are known, the result picks between statuses the layers above
 //!    left open (the caller does this, see [`crate::analyse`]).
@@ -61,7 +64,7 @@ use crate::score::Position;
 use crate::{Color, Point};
 
 use enclosure::{Enclosures, Role, Verdict};
-use playout::{nbrs, PlayoutBoard, Playouts};
+use playout::{nbrs, PlayoutBoard, Playouts, BORDER};
 use reading::Reader;
 use statics::{StaticFate, Statics};
 
@@ -342,6 +345,14 @@ impl Settler {
             chains,
             &mut self.enclosed,
         );
+        tempo_fights(
+            &mut self.reader,
+            &self.statics,
+            start,
+            w,
+            chains,
+            &mut self.rescued,
+        );
         // Each death read out frees the stones around it: read again until
         // nothing changes (a few rounds at most).
         for _round in 0..READING_ROUNDS {
@@ -437,6 +448,109 @@ fn capture_to_live(
             fate.status = if k == c { Status::Dead } else { Status::Alive };
             fate.layer = Layer::Reading;
             fate.confidence = READING_CONFIDENCE;
+        }
+    }
+}
+
+/// The confidence of a tempo fight settled by convention: the position
+/// itself is even, and only how games end decides it.
+const TEMPO_CONFIDENCE: f32 = 0.6;
+
+/// Settles the tempo fights the playouts and the reading left even: an
+/// open chain in atari, next to an open opponent chain with two or more
+/// liberties and none in atari, is dead, and that neighbour lives. Whoever moves first wins
+/// such a fight (the owner by counter-atari, the opponent by taking), so
+/// neither reading nor playouts can settle it; but the game ended with
+/// one side able to capture in one move and the other needing two, and
+/// players (and GNU Go) give it to the side that captures. A ko is left
+/// open: taking it would need a threat. `found` is scratch space.
+fn tempo_fights(
+    reader: &mut Reader,
+    statics: &Statics,
+    start: &PlayoutBoard,
+    w: usize,
+    chains: &mut [ChainFate],
+    found: &mut Vec<(u16, u16)>,
+) {
+    found.clear();
+    if !chains.iter().any(ChainFate::is_open) {
+        return;
+    }
+    let board = reader.board();
+    set_up(board, start, statics, w, chains, |f| {
+        f.status == Status::Dead
+    });
+    let mut libs = [0usize; 2];
+    for c in 0..chains.len() {
+        if chains[c].status == Status::Dead || !chains[c].is_open() {
+            continue;
+        }
+        let cell = cell_of(statics.chain(c).1[0] as usize, w);
+        let h = board.head_of(cell);
+        let Some(q) = board.atari_point(h) else {
+            continue;
+        };
+        let me = board.stone(cell);
+        // Taking one stone where the taker is then alone among the
+        // owner's stones is a ko.
+        let ko = board.chain_len(h) == 1
+            && nbrs(q)
+                .into_iter()
+                .all(|n| n == cell || board.stone(n) == me || board.stone(n) == BORDER);
+        if ko {
+            continue;
+        }
+        // A chain that can take a neighbour in atari is in a race of
+        // equals: whoever moves first takes.
+        let takes = board.stones(h).any(|s| {
+            nbrs(s)
+                .into_iter()
+                .any(|n| board.stone(n) == 3 - me && board.atari_point(board.head_of(n)).is_some())
+        });
+        if takes {
+            continue;
+        }
+        let first = found.len();
+        for s in board.stones(h) {
+            for n in nbrs(s) {
+                if board.stone(n) != 3 - me {
+                    continue;
+                }
+                let d = chain_on(statics, n, w);
+                if chains[d].is_open()
+                    && board.liberties(board.head_of(n), &mut libs) == 2
+                    && !found[first..].iter().any(|&(_, e)| e as usize == d)
+                {
+                    found.push((c as u16, d as u16));
+                }
+            }
+        }
+    }
+    // The loser's other open chains next to a winner were open only
+    // because the winner's fate was: they are part of the same fight.
+    let fights = found.len();
+    for i in 0..fights {
+        let d = found[i].1;
+        let cell = cell_of(statics.chain(d as usize).1[0] as usize, w);
+        let loser = 3 - board.stone(cell);
+        for s in board.stones(board.head_of(cell)) {
+            for n in nbrs(s) {
+                if board.stone(n) != loser {
+                    continue;
+                }
+                let e = chain_on(statics, n, w);
+                if chains[e].is_open() && !found.iter().any(|&(c, _)| c as usize == e) {
+                    found.push((e as u16, d));
+                }
+            }
+        }
+    }
+    for &(c, d) in found.iter() {
+        for k in [c, d] {
+            let fate = &mut chains[k as usize];
+            fate.status = if k == c { Status::Dead } else { Status::Alive };
+            fate.layer = Layer::Reading;
+            fate.confidence = TEMPO_CONFIDENCE;
         }
     }
 }

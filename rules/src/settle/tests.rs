@@ -426,3 +426,92 @@ const CAPTURE_TO_LIVE: &str = "
 fn chain_in_atari_next_to_the_corner_is_captured() {
     assert_dead_exactly(CAPTURE_TO_LIVE, &["cg", "ch", "ci"]);
 }
+
+/// Runs [`tempo_fights`] on `diagram` with every chain that is not
+/// pass-alive taken as open (the playouts even on it), and returns the
+/// fates of the chains on `points` (SGF coordinates).
+fn after_tempo_fights(diagram: &str, points: &[&str]) -> Vec<(Status, Layer)> {
+    let position = Position::from_diagram(diagram).expect("a valid diagram");
+    let w = position.size().width() as usize;
+    let mut statics = Statics::default();
+    statics.analyse(&position, &PassAlive::of(&position));
+    let mut chains = settle(&position).chains;
+    for c in chains.iter_mut().filter(|c| c.layer != Layer::Benson) {
+        (c.status, c.layer, c.confidence) = (Status::Alive, Layer::Static, OPEN_CONFIDENCE);
+    }
+    let start = PlayoutBoard::from_diagram(diagram);
+    tempo_fights(
+        &mut Reader::default(),
+        &statics,
+        &start,
+        w,
+        &mut chains,
+        &mut Vec::new(),
+    );
+    points
+        .iter()
+        .map(|p| {
+            let b = p.as_bytes();
+            let p = Point::from_sgf([b[0], b[1]]).expect("a point");
+            let c = statics.chain_at(p.y() as usize * w + p.x() as usize);
+            (chains[c].status, chains[c].layer)
+        })
+        .collect()
+}
+
+#[test]
+fn a_tempo_fight_goes_to_the_side_that_captures_in_one_move() {
+    // White's b2 is in atari (at c2) inside Black's ring; the ring has
+    // more liberties, so White needs two moves to take it, Black one.
+    // White's b4 is open too and touches the ring: it goes with b2.
+    // White's b6 touches no winner: it is no part of the fight. White's
+    // wall on the right is pass-alive and is not touched.
+    let d = "
+        X X X X O . O
+        X O . X O O O
+        X X X X O . O
+        . O . X O O O
+        . . . X O . .
+        . O . X O . .
+        . . . X O . .";
+    let got = after_tempo_fights(d, &["bb", "aa", "bd", "bf", "ea"]);
+    assert_eq!(got[0], (Status::Dead, Layer::Reading));
+    assert_eq!(got[1], (Status::Alive, Layer::Reading));
+    assert_eq!(got[2], (Status::Dead, Layer::Reading));
+    assert_eq!(
+        got[3],
+        (Status::Alive, Layer::Static),
+        "b6 is no part of it"
+    );
+    assert_eq!(got[4], (Status::Alive, Layer::Benson));
+}
+
+#[test]
+fn a_ko_is_no_tempo_fight() {
+    // White's b2 is in atari at c2, but c2 is surrounded by White: taking
+    // b2 is a ko, which needs a threat. Nothing is settled.
+    let d = "
+        X X O . . . .
+        X O . O . . .
+        X X O . . . .
+        . . . . . . .
+        . . . . . . .";
+    let got = after_tempo_fights(d, &["bb", "aa", "ca"]);
+    assert!(got.iter().all(|f| f.1 == Layer::Static), "{got:?}");
+}
+
+#[test]
+fn two_chains_in_atari_are_no_tempo_fight() {
+    // Black's b1 and White's c1 are both in atari: whoever moves first
+    // takes, and the game ended with neither taking. White's b2 next to
+    // b1 has two liberties, but b1 is not lost: it can take c1. Nothing
+    // is settled.
+    let d = "
+        . X O X . . .
+        X O . X . . .
+        . . X . . . .
+        . . . . . . .
+        . . . . . . .";
+    let got = after_tempo_fights(d, &["ba", "ca", "bb", "ab", "da"]);
+    assert!(got.iter().all(|f| f.1 == Layer::Static), "{got:?}");
+}
