@@ -25,13 +25,16 @@
 //! seki), and is dead once all of them are captured (the space is too
 //! small to start again under a living wall).
 //!
-//! Only a proof of death is acted on. Reading that runs out of depth or of
-//! its node budget is no proof, so it counts as life; and the table of
-//! positions read ignores which earlier positions a line may not repeat,
-//! a shortcut every practical solver takes.
-
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+//! The search is proof-number search: it grows the tree of lines where
+//! the defender has the fewest answers left, so a long forcing kill (a
+//! race won by a throw-in, a nakade after a capture) is found within a
+//! budget that a full-width search spends on its first few moves. A line
+//! repeating a position higher up is not played.
+//!
+//! Only a proof of death is acted on. Reading that runs out of its node
+//! budget is no proof, so it counts as life, and so does every shortcut
+//! the search takes (the attacker's moves it leaves out, a big capture by
+//! the defender counted as living): each can only prove fewer deaths.
 
 use super::playout::{nbrs, PlayoutBoard, BORDER, CELLS};
 
@@ -41,13 +44,33 @@ const MAX_POINTS: usize = 64;
 /// The most empty points: the search is exponential in them.
 const MAX_EMPTY: usize = 14;
 
-/// Positions read per enclosure before giving up. On the marked KGS games
-/// 2,000 settles exactly what 20,000 does (the nakade found need a few
-/// hundred), and 20,000 made the corpus run 57% slower.
+/// Positions in the search tree before giving up, per enclosure.
+///
+/// Measured on the marked KGS games over 16 playout seeds (mean games
+/// exact / winner flips) and on `verdict run ../shared/corpora -j 1`:
+/// 2,000 everywhere: 393.6 / 2.94; 10,000 everywhere: 394.4 / 2.63 but
+/// the corpus run 25% slower, nearly all of it spent in enclosures of
+/// ten or more empty points that no budget here finishes; 10,000 up to
+/// [`SMALL_SPACE`] empty points and 2,000 above: 394.4 / 2.63 at about
+/// the cost of 2,000 everywhere. 20,000 and 50,000 prove nothing more.
 const NODE_BUDGET: u32 = 2_000;
 
-/// Moves read ahead, both sides and passes together.
-const MAX_DEPTH: usize = 24;
+/// The most empty points of an enclosure read with the larger budget.
+const SMALL_SPACE: u32 = 8;
+
+/// The budget for enclosures of up to [`SMALL_SPACE`] empty points: the
+/// race of KGS 2017-01-22-34 (five empty points) needs about 9,500.
+const SMALL_SPACE_BUDGET: u32 = 10_000;
+
+/// The longest line read, passes included.
+const MAX_LINE: usize = 60;
+
+/// The most stones the attacker gives up in one chain: enough for the
+/// sacrifices that kill (nakade shapes up to the flower six, the four
+/// stones of a bent four in the corner). Reading bigger ones opens a
+/// space too big to read: the attacker does not play them, and the
+/// defender taking more than this many is counted as living.
+const MAX_SACRIFICE: u32 = 6;
 
 /// Liberties outside the enclosure a wall chain needs (unless pass-alive).
 const WALL_LIBERTIES: usize = 2;
@@ -77,9 +100,11 @@ pub(crate) enum Role {
 pub(crate) enum Verdict {
     /// Every defending stone inside is captured, the attacker moving first.
     Dies,
-    /// Not proven dead: the defender keeps stones inside whatever the
-    /// attacker plays first, or the reading ran out of its budget.
+    /// The defender keeps stones inside whatever the attacker plays first
+    /// (read to the end).
     Stands,
+    /// Not read to the end within the budget: no answer.
+    Unsure,
     /// No enclosure to read: too big, or a defender that cannot die.
     Open,
 }
@@ -92,31 +117,30 @@ struct State {
     ko: u8,
 }
 
-/// A small multiplicative hasher: the keys are already well mixed bits.
-#[derive(Default)]
-struct BitsHasher(u64);
-
-impl Hasher for BitsHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
-        }
-    }
-
-    fn write_u64(&mut self, v: u64) {
-        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    }
-
-    fn write_u8(&mut self, v: u8) {
-        self.write_u64(u64::from(v));
-    }
+/// A node of the proof-number search.
+#[derive(Copy, Clone, Debug)]
+struct Node {
+    st: State,
+    /// Whose turn: the attacker's (an OR node: one kill is enough) or the
+    /// defender's (an AND node: every answer must be killed).
+    attacker_moves: bool,
+    passes: u8,
+    /// Moves from the root: a bound on the line, and on the path walked
+    /// to test a repetition.
+    depth: u8,
+    parent: u32,
+    /// Children, at `first..first + count` in the tree, once expanded.
+    first: u32,
+    count: u16,
+    expanded: bool,
+    /// Proof and disproof numbers: how many leaves must still be proven
+    /// (killed) or disproven (found living) to settle this node.
+    pn: u32,
+    dn: u32,
 }
 
-type Table = HashMap<(State, bool, u8), bool, BuildHasherDefault<BitsHasher>>;
+/// A proof or disproof number for "settled".
+const INF: u32 = u32::MAX / 4;
 
 /// Reusable scratch for reading enclosures.
 #[derive(Debug, Default)]
@@ -138,9 +162,12 @@ pub(crate) struct Enclosures {
     /// Index into `State::stones` of each side (board colour code - 1).
     attacker: usize,
     defender: usize,
-    table: Table,
-    path: Vec<[u64; 2]>,
-    nodes: u32,
+    /// The wall's colour, as an index: stones of it next to the wall are
+    /// the wall.
+    wall: usize,
+    /// Whether the attacker may take a ko.
+    attacker_kos: bool,
+    tree: Vec<Node>,
 }
 
 impl Enclosures {
@@ -169,6 +196,45 @@ impl Enclosures {
         self.index(board);
         self.defender = usize::from(defender - 1);
         self.attacker = 1 - self.defender;
+        self.wall = self.attacker;
+        self.attacker_kos = true;
+        let answer = match self.search(board) {
+            Some(true) => Verdict::Dies,
+            Some(false) => Verdict::Stands,
+            None => Verdict::Unsure,
+        };
+        self.reset_local();
+        answer
+    }
+
+    /// After a [`read`](Self::read) that answered [`Verdict::Stands`]: does
+    /// the defender, moving first, capture every attacker stone inside
+    /// that enclosure (its wall still standing)? A race the defender's
+    /// chain wins inside, with no liberty outside, is settled here: the
+    /// wall test keeps such a chain from walling in the stones it kills.
+    pub(crate) fn takes_inside(&mut self, board: &PlayoutBoard) -> bool {
+        let attacker = self.attacker as u8 + 1;
+        // A stone next to the wall is part of it.
+        let walled =
+            self.cells.iter().enumerate().any(|(i, &c)| {
+                board.stone(usize::from(c)) == attacker && self.by_wall & (1 << i) != 0
+            });
+        if walled {
+            return false;
+        }
+        // A ko the defender could take first is left open, as the game
+        // left it: taking it would need a threat.
+        std::mem::swap(&mut self.attacker, &mut self.defender);
+        self.attacker_kos = false;
+        let takes = self.search(board) == Some(true);
+        std::mem::swap(&mut self.attacker, &mut self.defender);
+        takes
+    }
+
+    /// Whether every defender stone in the enclosure indexed is captured
+    /// by force, the attacker moving first; `None` when the search ran
+    /// out of its budget.
+    fn search(&mut self, board: &PlayoutBoard) -> Option<bool> {
         let mut start = State {
             stones: [0; 2],
             ko: NO_KO,
@@ -180,16 +246,16 @@ impl Enclosures {
                 _ => {}
             }
         }
-        self.table.clear();
-        self.path.clear();
-        self.nodes = 0;
-        let answer = if self.dies(start, true, 0, 0) {
-            Verdict::Dies
+        if start.stones[self.defender] == 0 {
+            return Some(false);
+        }
+        let empty = (self.all & !(start.stones[0] | start.stones[1])).count_ones();
+        let budget = if empty <= SMALL_SPACE {
+            SMALL_SPACE_BUDGET
         } else {
-            Verdict::Stands
+            NODE_BUDGET
         };
-        self.reset_local();
-        answer
+        self.prove(start, budget)
     }
 
     /// Clears the per-cell index, touching only the cells set.
@@ -335,9 +401,10 @@ impl Enclosures {
         self.spread(chain) & self.all & !(st.stones[0] | st.stones[1])
     }
 
-    /// Whether the chain of colour `side` is part of the wall.
+    /// Whether the chain of colour `side` is part of the wall (and cannot
+    /// be taken).
     fn walled(&self, side: usize, chain: u64) -> bool {
-        side == self.attacker && chain & self.by_wall != 0
+        side == self.wall && chain & self.by_wall != 0
     }
 
     /// `side` plays at `p`; `None` when illegal (occupied, ko, suicide).
@@ -370,7 +437,38 @@ impl Enclosures {
         } else {
             NO_KO
         };
+        if next.ko != NO_KO && side == self.attacker && !self.attacker_kos {
+            return None;
+        }
         Some(next)
+    }
+
+    /// Whether the attacker's move at `p`, from `st` to `next`, put a chain
+    /// of more than [`MAX_SACRIFICE`] stones in atari without taking
+    /// anything. Not reading such moves is sound: fewer attacker moves
+    /// can only prove fewer deaths.
+    fn big_self_atari(&self, st: &State, next: &State, p: usize) -> bool {
+        if next.stones[self.defender] != st.stones[self.defender] {
+            return false;
+        }
+        let own = self.chain(next.stones[self.attacker], p);
+        own.count_ones() > MAX_SACRIFICE
+            && !self.walled(self.attacker, own)
+            && self.liberties(next, own).count_ones() == 1
+    }
+
+    /// Whether some chain of `side` inside, not part of the wall, has one
+    /// liberty.
+    fn in_atari(&self, st: &State, side: usize) -> bool {
+        let mut rest = st.stones[side];
+        while rest != 0 {
+            let chain = self.chain(st.stones[side], rest.trailing_zeros() as usize);
+            rest &= !chain;
+            if !self.walled(side, chain) && self.liberties(st, chain).count_ones() == 1 {
+                return true;
+            }
+        }
+        false
     }
 
     /// Whether some defender chains are pass-alive inside the enclosure
@@ -453,94 +551,218 @@ impl Enclosures {
         }
     }
 
-    /// The empty points, best first: those with the most empty
-    /// neighbours (the vital point of an eye space) first.
-    fn moves(&self, st: &State, out: &mut [u8]) -> usize {
+    /// The empty points `side` may play, best first: captures, then
+    /// escapes from atari, then the points with the most empty neighbours
+    /// (the vital point of an eye space).
+    fn moves(&self, st: &State, side: usize, out: &mut [u8]) -> usize {
         let empty = self.all & !(st.stones[0] | st.stones[1]);
+        let (takes, saves) = (self.atari_points(st, 1 - side), self.atari_points(st, side));
         let mut count = 0;
-        for want in (0..=4).rev() {
-            let mut e = empty;
-            while e != 0 {
-                let p = e.trailing_zeros() as usize;
-                e &= e - 1;
-                if (self.around[p] & empty).count_ones() == want {
-                    out[count] = p as u8;
-                    count += 1;
+        for first in [takes, saves & !takes, empty & !takes & !saves] {
+            for want in (0..=4).rev() {
+                let mut e = first;
+                while e != 0 {
+                    let p = e.trailing_zeros() as usize;
+                    e &= e - 1;
+                    if (self.around[p] & empty).count_ones() == want {
+                        out[count] = p as u8;
+                        count += 1;
+                    }
                 }
             }
         }
         count
     }
 
-    /// Whether every defending stone is captured by force from `st`
-    /// (`attacker_moves`: whose turn; `passes`: passes in a row). Running
-    /// out of depth or budget is not a proof: it answers false, and so do
-    /// the positions above it, which is all a proof of death needs.
-    fn dies(&mut self, st: State, attacker_moves: bool, passes: u8, depth: usize) -> bool {
-        if st.stones[self.defender] == 0 {
-            return true;
+    /// The liberties of the chains of `side` in atari (not the wall's).
+    fn atari_points(&self, st: &State, side: usize) -> u64 {
+        let mut points = 0;
+        let mut rest = st.stones[side];
+        while rest != 0 {
+            let chain = self.chain(st.stones[side], rest.trailing_zeros() as usize);
+            rest &= !chain;
+            let libs = self.liberties(st, chain);
+            if libs.count_ones() == 1 && !self.walled(side, chain) {
+                points |= libs;
+            }
         }
-        if passes >= 2 {
-            return false;
+        points
+    }
+
+    /// Whether every defender stone is captured by force from `root`, the
+    /// attacker moving first (`None`: out of `budget`): a proof-number
+    /// search, which reads the lines with the fewest answers first, so a
+    /// long forcing kill is found within a budget that a full-width search
+    /// spends in its first few moves.
+    fn prove(&mut self, root: State, budget: u32) -> Option<bool> {
+        self.tree.clear();
+        let mut root = Node {
+            st: root,
+            attacker_moves: true,
+            passes: 0,
+            depth: 0,
+            parent: u32::MAX,
+            first: 0,
+            count: 0,
+            expanded: false,
+            pn: 1,
+            dn: 1,
+        };
+        self.settle_leaf(&mut root, 0);
+        self.tree.push(root);
+        while self.tree[0].pn != 0 && self.tree[0].dn != 0 {
+            if self.tree.len() as u32 > budget {
+                return None;
+            }
+            // Down to the most proving leaf.
+            let mut at = 0usize;
+            while self.tree[at].expanded {
+                let node = self.tree[at];
+                let kids = node.first as usize..node.first as usize + node.count as usize;
+                let next = if node.attacker_moves {
+                    kids.min_by_key(|&k| self.tree[k].pn)
+                } else {
+                    kids.min_by_key(|&k| self.tree[k].dn)
+                };
+                // An expanded node without children is settled and never
+                // chosen; should one be, there is no answer.
+                let Some(next) = next else {
+                    return None;
+                };
+                at = next;
+            }
+            self.expand(at);
+            // Back up to the root.
+            let mut up = at;
+            loop {
+                let node = self.tree[up];
+                let kids =
+                    &self.tree[node.first as usize..(node.first as usize + node.count as usize)];
+                let (pn, dn) = if node.count == 0 {
+                    (node.pn, node.dn)
+                } else if node.attacker_moves {
+                    (
+                        kids.iter().map(|k| k.pn).min().unwrap_or(INF),
+                        kids.iter().map(|k| k.dn).fold(0, |a, b| (a + b).min(INF)),
+                    )
+                } else {
+                    (
+                        kids.iter().map(|k| k.pn).fold(0, |a, b| (a + b).min(INF)),
+                        kids.iter().map(|k| k.dn).min().unwrap_or(INF),
+                    )
+                };
+                self.tree[up].pn = pn;
+                self.tree[up].dn = dn;
+                if node.parent == u32::MAX {
+                    break;
+                }
+                up = node.parent as usize;
+            }
         }
-        // A position in the table was not pass-alive when it was stored:
-        // only new ones need the test.
-        let key = (st, attacker_moves, passes);
-        let known = self.table.get(&key).copied();
-        if known.is_none() && self.pass_alive(&st) {
-            return false;
-        }
-        self.nodes += 1;
-        if self.nodes > NODE_BUDGET || depth >= MAX_DEPTH {
-            return false;
-        }
-        if let Some(dies) = known {
-            return dies;
-        }
-        let side = if attacker_moves {
+        Some(self.tree[0].pn == 0)
+    }
+
+    /// Sets a new node's numbers when the position is already settled:
+    /// the defender captured for good (proven), two passes, a big capture
+    /// by the defender, a pass-alive defender, or a line too long
+    /// (disproven). Testing pass-alive on every new node, not only on
+    /// those expanded, costs more per node but tells the search early
+    /// which lines are hopeless: it proves more within the same budget.
+    fn settle_leaf(&self, node: &mut Node, attacker_before: u32) {
+        let st = &node.st;
+        let proven = st.stones[self.defender] == 0 && !self.in_atari(st, self.attacker);
+        let lost = attacker_before.saturating_sub(st.stones[self.attacker].count_ones());
+        let disproven = !proven
+            && (node.passes >= 2
+                || usize::from(node.depth) >= MAX_LINE
+                // The space a big capture opens is too big to read, and
+                // the attacker seldom wins it back: counted as living.
+                || lost > MAX_SACRIFICE
+                || self.pass_alive(st));
+        (node.pn, node.dn) = if proven {
+            (0, INF)
+        } else if disproven {
+            (INF, 0)
+        } else {
+            (1, 1)
+        };
+    }
+
+    /// Adds the children of leaf `at`: every legal move and the pass,
+    /// less repetitions of a position on the line and the attacker's big
+    /// self-ataris ([`Self::big_self_atari`]).
+    fn expand(&mut self, at: usize) {
+        let node = self.tree[at];
+        let side = if node.attacker_moves {
             self.attacker
         } else {
             self.defender
         };
         let mut moves = [0u8; MAX_POINTS + 1];
-        let mut n = 0;
-        // The defender passes first (seki is kept by passing), the
-        // attacker last (passing only helps it when it is lost anyway).
-        if !attacker_moves {
-            moves[0] = PASS;
-            n = 1;
-        }
-        n += self.moves(&st, &mut moves[n..]);
-        if attacker_moves {
-            moves[n] = PASS;
-            n += 1;
-        }
-        // The attacker needs one move that kills, the defender one that
-        // lives.
-        let mut answer = !attacker_moves;
+        let mut n = self.moves(&node.st, side, &mut moves);
+        moves[n] = PASS;
+        n += 1;
+        let first = self.tree.len();
         for &m in &moves[..n] {
-            let dies = if m == PASS {
-                let passed = State { ko: NO_KO, ..st };
-                self.dies(passed, !attacker_moves, passes + 1, depth + 1)
+            let (st, passes) = if m == PASS {
+                (
+                    State {
+                        ko: NO_KO,
+                        ..node.st
+                    },
+                    node.passes + 1,
+                )
             } else {
-                let Some(next) = self.play(&st, usize::from(m), side) else {
+                let Some(next) = self.play(&node.st, usize::from(m), side) else {
                     continue;
                 };
-                if self.path.contains(&next.stones) {
+                if node.attacker_moves && self.big_self_atari(&node.st, &next, usize::from(m)) {
                     continue;
                 }
-                self.path.push(next.stones);
-                let dies = self.dies(next, !attacker_moves, 0, depth + 1);
-                self.path.pop();
-                dies
+                if self.repeats(at, &next.stones) {
+                    continue;
+                }
+                (next, 0)
             };
-            if dies == attacker_moves {
-                answer = dies;
-                break;
-            }
+            let mut child = Node {
+                st,
+                attacker_moves: !node.attacker_moves,
+                passes,
+                depth: node.depth + 1,
+                parent: at as u32,
+                first: 0,
+                count: 0,
+                expanded: false,
+                pn: 1,
+                dn: 1,
+            };
+            self.settle_leaf(&mut child, node.st.stones[self.attacker].count_ones());
+            self.tree.push(child);
         }
-        self.table.insert(key, answer);
-        answer
+        let count = (self.tree.len() - first) as u16;
+        let node = &mut self.tree[at];
+        node.first = first as u32;
+        node.count = count;
+        node.expanded = true;
+        if node.count == 0 {
+            // The pass is always there; should nothing be, the line is
+            // not a kill.
+            (node.pn, node.dn) = (INF, 0);
+        }
+    }
+
+    /// Whether `stones` were on the board at node `at` or above it.
+    fn repeats(&self, mut at: usize, stones: &[u64; 2]) -> bool {
+        loop {
+            let node = &self.tree[at];
+            if node.st.stones == *stones {
+                return true;
+            }
+            if node.parent == u32::MAX {
+                return false;
+            }
+            at = node.parent as usize;
+        }
     }
 }
 
@@ -661,5 +883,59 @@ mod tests {
             . . . . . . . . . .
             . . . . . . . . . .";
         assert_eq!(read(d, (1, 1), &[]), Verdict::Open);
+    }
+
+    /// The top right of KGS 2017-01-21-19: Black's chain has no liberty
+    /// outside White's wall, only its eye (i2) and the points it shares
+    /// with White's six stones inside, which have no eye. Black cannot be
+    /// killed, and moving first it takes them all: they are dead.
+    const RACE_WITHOUT_OUTSIDE_LIBERTIES: &str = "
+        O O O O X X X X X
+        O . O X X . O X .
+        O O O X . O O X X
+        X X X X O . O X O
+        X X X X . O X O O
+        O X O X X X X O O
+        O O O O X O O O O";
+
+    #[test]
+    fn a_chain_with_no_liberty_outside_takes_the_stones_inside() {
+        let d = RACE_WITHOUT_OUTSIDE_LIBERTIES;
+        let inside = [(6, 1), (4, 3), (5, 4)];
+        let b = board(d);
+        let mut e = Enclosures::default();
+        let verdict = e.read(&b, PlayoutBoard::cell(4, 0), |n| {
+            let (x, y) = PlayoutBoard::xy(n);
+            if b.stone(n) == 1
+                || inside.iter().any(|&(ix, iy)| {
+                    b.head_of(PlayoutBoard::cell(ix, iy)) == b.head_of(PlayoutBoard::cell(x, y))
+                })
+            {
+                Role::Inside
+            } else {
+                Role::SureWall
+            }
+        });
+        assert_eq!(verdict, Verdict::Stands);
+        assert!(e.takes_inside(&b), "nodes {}", e.tree.len());
+    }
+
+    /// The top right of KGS 2017-01-22-34: White's two chains (f1-e2-f2-e3
+    /// and h2-g3-h3-h4-i4) and the stone d1 have no eye; Black's stones
+    /// inside (g1-h1, i2) share their liberties. Black kills, but only by
+    /// a long forcing line (c1 puts d1 in atari, taking it at e1 puts the
+    /// big chain in atari, then the race), which a full-width search of
+    /// the same budget never reached.
+    const LONG_RACE: &str = "
+        X X . O . O X X .
+        X X X X O O . O X
+        X X X X O X O O .
+        X X X X X X X O O
+        X X X X X X X X X
+        . . . . . . . . .";
+
+    #[test]
+    fn a_kill_by_a_long_forcing_line_is_found() {
+        assert_eq!(read(LONG_RACE, (5, 0), &[(6, 0), (8, 1)]), Verdict::Dies);
     }
 }

@@ -36,6 +36,9 @@
 //!    found alive, is read to the end inside that enclosure
 //!    ([`enclosure`]: eyes, nakade, seki, ko): when the opponent, moving
 //!    first, captures every stone of its colour there, they are dead.
+//!    When the chain stands, the reverse is read too: if it, moving first,
+//!    captures every opponent stone inside (the race a chain with no
+//!    liberty outside wins inside), those are dead.
 //!    Last, a tempo fight the playouts left even (an open chain in atari
 //!    next to an open opponent chain that is not) goes by convention to
 //!    the side that captures in one move (confidence 0.6).
@@ -562,7 +565,10 @@ const WALL_CONFIDENCE: f32 = 0.8;
 /// Reads every chain still standing that is shut in by chains of the
 /// other colour found alive ([`enclosure`]): when the opponent, moving
 /// first, captures every stone of its colour inside, they are dead, and
-/// the opponent's stones inside live. `seen` is scratch space.
+/// the opponent's stones inside live. When it stands, and opponent
+/// stones inside the layers above were not sure of can all be captured
+/// by it moving first ([`Enclosures::takes_inside`]), those are dead.
+/// `seen` is scratch space.
 ///
 /// However sure the playouts were: random play never makes the ko of a
 /// bent four in the corner and calls it a seki with full confidence.
@@ -603,10 +609,31 @@ fn read_enclosures(
                 Role::Inside
             }
         });
+        // The chain stands: do the opponent's stones inside, still
+        // standing, die when it moves first?
+        let undecided = |chains: &[ChainFate]| {
+            enclosures.cells().any(|cell| {
+                let s = start.stone(cell);
+                (s == 1 || s == 2) && {
+                    let f = &chains[chain_on(statics, cell, w)];
+                    f.color != fate.color
+                        && f.status != Status::Dead
+                        && f.confidence < WALL_CONFIDENCE
+                }
+            })
+        };
+        let takes =
+            verdict == Verdict::Stands && undecided(chains) && enclosures.takes_inside(start);
         for cell in enclosures.cells() {
             if start.stone(cell) == 1 || start.stone(cell) == 2 {
                 let k = chain_on(statics, cell, w);
                 seen[k] |= chains[k].color == fate.color;
+                if takes && chains[k].color != fate.color && chains[k].status != Status::Dead {
+                    let f = &mut chains[k];
+                    f.status = Status::Dead;
+                    f.layer = Layer::Reading;
+                    f.confidence = READING_CONFIDENCE;
+                }
                 if verdict == Verdict::Dies {
                     let f = &mut chains[k];
                     f.status = if f.color == fate.color {
