@@ -626,10 +626,7 @@ impl Enclosures {
                 };
                 // An expanded node without children is settled and never
                 // chosen; should one be, there is no answer.
-                let Some(next) = next else {
-                    return None;
-                };
-                at = next;
+                at = next?;
             }
             self.expand(at);
             // Back up to the root.

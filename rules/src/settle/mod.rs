@@ -445,12 +445,18 @@ fn capture_to_live(
             found.truncate(first);
         }
     }
-    for &(c, d) in found.iter() {
+    loser_and_winner(chains, found, READING_CONFIDENCE);
+}
+
+/// Settles each pair `(dead, alive)` of `pairs` by reading, with
+/// `confidence`.
+fn loser_and_winner(chains: &mut [ChainFate], pairs: &[(u16, u16)], confidence: f32) {
+    for &(c, d) in pairs {
         for k in [c, d] {
             let fate = &mut chains[k as usize];
             fate.status = if k == c { Status::Dead } else { Status::Alive };
             fate.layer = Layer::Reading;
-            fate.confidence = READING_CONFIDENCE;
+            fate.confidence = confidence;
         }
     }
 }
@@ -461,12 +467,13 @@ const TEMPO_CONFIDENCE: f32 = 0.6;
 
 /// Settles the tempo fights the playouts and the reading left even: an
 /// open chain in atari, next to an open opponent chain with two or more
-/// liberties and none in atari, is dead, and that neighbour lives. Whoever moves first wins
-/// such a fight (the owner by counter-atari, the opponent by taking), so
-/// neither reading nor playouts can settle it; but the game ended with
-/// one side able to capture in one move and the other needing two, and
-/// players (and GNU Go) give it to the side that captures. A ko is left
-/// open: taking it would need a threat. `found` is scratch space.
+/// liberties and none in atari, is dead, and that neighbour lives.
+/// Whoever moves first wins such a fight (the owner by counter-atari,
+/// the opponent by taking), so neither reading nor playouts can settle
+/// it; but the game ended with one side able to capture in one move and
+/// the other needing two, and players (and GNU Go) give it to the side
+/// that captures. A ko is left open: taking it would need a threat.
+/// `found` is scratch space.
 fn tempo_fights(
     reader: &mut Reader,
     statics: &Statics,
@@ -548,14 +555,7 @@ fn tempo_fights(
             }
         }
     }
-    for &(c, d) in found.iter() {
-        for k in [c, d] {
-            let fate = &mut chains[k as usize];
-            fate.status = if k == c { Status::Dead } else { Status::Alive };
-            fate.layer = Layer::Reading;
-            fate.confidence = TEMPO_CONFIDENCE;
-        }
-    }
+    loser_and_winner(chains, found, TEMPO_CONFIDENCE);
 }
 
 /// How sure the layers above must be of an opponent chain for it to wall
