@@ -779,11 +779,27 @@ mod tests {
     /// that is not pass-alive, and the others are a pass-alive wall.
     fn read_with(
         diagram: &str,
+        at: (usize, usize),
+        inside: &[(usize, usize)],
+        plain: &[(usize, usize)],
+    ) -> Verdict {
+        read_in(
+            &mut Enclosures::default(),
+            &board(diagram),
+            at,
+            inside,
+            plain,
+        )
+    }
+
+    /// [`read_with`] on a board, with the enclosure kept in `e`.
+    fn read_in(
+        e: &mut Enclosures,
+        b: &PlayoutBoard,
         (x, y): (usize, usize),
         inside: &[(usize, usize)],
         plain: &[(usize, usize)],
     ) -> Verdict {
-        let b = board(diagram);
         let cell = PlayoutBoard::cell(x, y);
         let defender = b.stone(cell);
         let heads = |points: &[(usize, usize)]| -> Vec<usize> {
@@ -793,8 +809,7 @@ mod tests {
                 .collect()
         };
         let (inner, plain) = (heads(inside), heads(plain));
-        let mut e = Enclosures::default();
-        e.read(&b, cell, |n| {
+        e.read(b, cell, |n| {
             if b.stone(n) == defender || inner.contains(&b.head_of(n)) {
                 Role::Inside
             } else if plain.contains(&b.head_of(n)) {
@@ -803,6 +818,19 @@ mod tests {
                 Role::SureWall
             }
         })
+    }
+
+    /// Reads the defender on `at`, then whether it takes every attacker
+    /// stone inside.
+    fn read_and_take(
+        diagram: &str,
+        at: (usize, usize),
+        inside: &[(usize, usize)],
+    ) -> (Verdict, bool) {
+        let b = board(diagram);
+        let mut e = Enclosures::default();
+        let verdict = read_in(&mut e, &b, at, inside, &[]);
+        (verdict, e.takes_inside(&b))
     }
 
     fn read(diagram: &str, at: (usize, usize), inside: &[(usize, usize)]) -> Verdict {
@@ -897,24 +925,47 @@ mod tests {
 
     #[test]
     fn a_chain_with_no_liberty_outside_takes_the_stones_inside() {
-        let d = RACE_WITHOUT_OUTSIDE_LIBERTIES;
         let inside = [(6, 1), (4, 3), (5, 4)];
-        let b = board(d);
-        let mut e = Enclosures::default();
-        let verdict = e.read(&b, PlayoutBoard::cell(4, 0), |n| {
-            let (x, y) = PlayoutBoard::xy(n);
-            if b.stone(n) == 1
-                || inside.iter().any(|&(ix, iy)| {
-                    b.head_of(PlayoutBoard::cell(ix, iy)) == b.head_of(PlayoutBoard::cell(x, y))
-                })
-            {
-                Role::Inside
-            } else {
-                Role::SureWall
-            }
-        });
-        assert_eq!(verdict, Verdict::Stands);
-        assert!(e.takes_inside(&b), "nodes {}", e.tree.len());
+        assert_eq!(
+            read_and_take(RACE_WITHOUT_OUTSIDE_LIBERTIES, (4, 0), &inside),
+            (Verdict::Stands, true)
+        );
+    }
+
+    /// Black's group (two eyes) holds a White stone at f5 in atari; its
+    /// only liberty, f6, is a pocket in White's wall.
+    const TAKEN_IN_A_KO: &str = "
+        O O O O O O O O
+        O X X X X X X O
+        O X . X . X X O
+        O X X X X X X O
+        O X X X X O X O
+        O O O O O . O O
+        O O O O O O O O
+        . . . . . . . .";
+
+    #[test]
+    fn a_stone_taken_only_in_a_ko_is_left_standing() {
+        // Taking f5 at f6 leaves Black's stone there with one liberty: a
+        // ko, which the game left open. With an empty point below f6 the
+        // same capture is for good.
+        assert_eq!(
+            read_and_take(TAKEN_IN_A_KO, (1, 1), &[(5, 4)]),
+            (Verdict::Stands, false)
+        );
+        let no_ko = "
+            O O O O O O O O
+            O X X X X X X O
+            O X . X . X X O
+            O X X X X X X O
+            O X X X X O X O
+            O O O O O . O O
+            O O O O O . O O
+            O O O O O O O O";
+        assert_eq!(
+            read_and_take(no_ko, (1, 1), &[(5, 4)]),
+            (Verdict::Stands, true)
+        );
     }
 
     /// The top right of KGS 2017-01-22-34: White's two chains (f1-e2-f2-e3
