@@ -36,6 +36,9 @@
 //! the search takes (the attacker's moves it leaves out, a big capture by
 //! the defender counted as living): each can only prove fewer deaths.
 
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
 use super::playout::{nbrs, PlayoutBoard, BORDER, CELLS};
 
 /// The most points an enclosure may have (a bit each in a `u64`).
@@ -117,6 +120,34 @@ struct State {
     ko: u8,
 }
 
+/// A small multiplicative hasher: the keys are already well mixed bits.
+#[derive(Default)]
+struct BitsHasher(u64);
+
+impl Hasher for BitsHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+
+    // Arrays hash their length first: no byte loop for it.
+    fn write_usize(&mut self, v: usize) {
+        self.write_u64(v as u64);
+    }
+}
+
+/// Positions already tested for pass-alive defenders, by their stones.
+type AliveCache = HashMap<[u64; 2], bool, BuildHasherDefault<BitsHasher>>;
+
 /// A node of the proof-number search.
 #[derive(Copy, Clone, Debug)]
 struct Node {
@@ -168,6 +199,9 @@ pub(crate) struct Enclosures {
     /// Whether the attacker may take a ko.
     attacker_kos: bool,
     tree: Vec<Node>,
+    /// The same position is reached by many orders of moves: its
+    /// pass-alive test is kept.
+    alive: AliveCache,
 }
 
 impl Enclosures {
@@ -471,6 +505,16 @@ impl Enclosures {
         false
     }
 
+    /// [`Self::pass_alive`], each position tested once per search.
+    fn pass_alive_cached(&mut self, st: &State) -> bool {
+        if let Some(&alive) = self.alive.get(&st.stones) {
+            return alive;
+        }
+        let alive = self.pass_alive(st);
+        self.alive.insert(st.stones, alive);
+        alive
+    }
+
     /// Whether some defender chains are pass-alive inside the enclosure
     /// (Benson's algorithm on the points inside, the wall being the
     /// attacker's): each has two regions of its own whose empty points are
@@ -596,6 +640,7 @@ impl Enclosures {
     /// spends in its first few moves.
     fn prove(&mut self, root: State, budget: u32) -> Option<bool> {
         self.tree.clear();
+        self.alive.clear();
         let mut root = Node {
             st: root,
             attacker_moves: true,
@@ -665,7 +710,7 @@ impl Enclosures {
     /// (disproven). Testing pass-alive on every new node, not only on
     /// those expanded, costs more per node but tells the search early
     /// which lines are hopeless: it proves more within the same budget.
-    fn settle_leaf(&self, node: &mut Node, attacker_before: u32) {
+    fn settle_leaf(&mut self, node: &mut Node, attacker_before: u32) {
         let st = &node.st;
         let proven = st.stones[self.defender] == 0 && !self.in_atari(st, self.attacker);
         let lost = attacker_before.saturating_sub(st.stones[self.attacker].count_ones());
@@ -675,7 +720,7 @@ impl Enclosures {
                 // The space a big capture opens is too big to read, and
                 // the attacker seldom wins it back: counted as living.
                 || lost > MAX_SACRIFICE
-                || self.pass_alive(st));
+                || self.pass_alive_cached(st));
         (node.pn, node.dn) = if proven {
             (0, INF)
         } else if disproven {
