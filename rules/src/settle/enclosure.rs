@@ -491,20 +491,6 @@ impl Enclosures {
             && self.liberties(next, own).count_ones() == 1
     }
 
-    /// Whether some chain of `side` inside, not part of the wall, has one
-    /// liberty.
-    fn in_atari(&self, st: &State, side: usize) -> bool {
-        let mut rest = st.stones[side];
-        while rest != 0 {
-            let chain = self.chain(st.stones[side], rest.trailing_zeros() as usize);
-            rest &= !chain;
-            if !self.walled(side, chain) && self.liberties(st, chain).count_ones() == 1 {
-                return true;
-            }
-        }
-        false
-    }
-
     /// [`Self::pass_alive`], each position tested once per search.
     fn pass_alive_cached(&mut self, st: &State) -> bool {
         if let Some(&alive) = self.alive.get(&st.stones) {
@@ -712,7 +698,8 @@ impl Enclosures {
     /// which lines are hopeless: it proves more within the same budget.
     fn settle_leaf(&mut self, node: &mut Node, attacker_before: u32) {
         let st = &node.st;
-        let proven = st.stones[self.defender] == 0 && !self.in_atari(st, self.attacker);
+        // Captured for good: no captor can be taken back (a snapback).
+        let proven = st.stones[self.defender] == 0 && self.atari_points(st, self.attacker) == 0;
         let lost = attacker_before.saturating_sub(st.stones[self.attacker].count_ones());
         let disproven = !proven
             && (node.passes >= 2

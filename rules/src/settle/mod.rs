@@ -609,10 +609,10 @@ fn read_enclosures(
                 Role::Inside
             }
         });
-        // The chain stands: do the opponent's stones inside, still
-        // standing, die when it moves first?
-        let undecided = |chains: &[ChainFate]| {
-            enclosures.cells().any(|cell| {
+        // The chain stands: do the opponent's stones inside that the
+        // layers above were not sure of die when it moves first?
+        let takes = verdict == Verdict::Stands
+            && enclosures.cells().any(|cell| {
                 let s = start.stone(cell);
                 (s == 1 || s == 2) && {
                     let f = &chains[chain_on(statics, cell, w)];
@@ -621,9 +621,7 @@ fn read_enclosures(
                         && f.confidence < WALL_CONFIDENCE
                 }
             })
-        };
-        let takes =
-            verdict == Verdict::Stands && undecided(chains) && enclosures.takes_inside(start);
+            && enclosures.takes_inside(start);
         for cell in enclosures.cells() {
             if start.stone(cell) == 1 || start.stone(cell) == 2 {
                 let k = chain_on(statics, cell, w);
