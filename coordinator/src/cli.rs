@@ -177,8 +177,10 @@ pub enum EvalCommand {
     /// The playouts are random (seeded from each position, so one run
     /// always gives the same answer); --seeds N settles every game again
     /// with N playout seeds and reports each seed's exact games and winner
-    /// flips. On the KGS games they spread by two or three games: compare
-    /// two versions of the settler over several seeds, not one.
+    /// flips, and lists the games exact on some seeds and not others (in
+    /// JSON: `unstable`, with `exact_seeds` for each). On the KGS games the
+    /// seeds spread by two or three games: compare two versions of the
+    /// settler over several seeds, not one.
     #[command(verbatim_doc_comment)]
     Deadstones(DeadstonesArgs),
 }
@@ -201,7 +203,8 @@ pub struct DeadstonesArgs {
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub show_misses: usize,
     /// Settle again with playout seeds 1 to N-1 and report every seed's
-    /// exact games and winner flips (seed 0, the default, gives the table).
+    /// exact games and winner flips, and the games only some seeds get
+    /// right (seed 0, the default, gives the table).
     #[arg(long, default_value_t = 1, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1000))]
     pub seeds: u64,
     #[command(flatten)]

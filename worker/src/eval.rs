@@ -178,6 +178,13 @@ fn winner_with(case: &Case, counter: &mut Counter, dead: &[Point]) -> Winner {
     verdict(case.rule_set, &counts, &case.terms).winner
 }
 
+/// Whether the settler found exactly the stones the marks call dead.
+pub fn is_exact(case: &Case, out: &Outcome) -> bool {
+    let marked: BTreeSet<Point> = case.marked.iter().copied().collect();
+    let ours: BTreeSet<Point> = out.dead.iter().copied().collect();
+    marked == ours
+}
+
 /// Adds up `outcomes` (one per case, same order).
 pub fn score(cases: &[Case], outcomes: &[Outcome]) -> Score {
     let mut s = Score::default();

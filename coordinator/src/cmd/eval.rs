@@ -19,9 +19,28 @@ pub fn deadstones(args: DeadstonesArgs) -> anyhow::Result<ExitCode> {
     }
     let (ours, with_result) = eval::settle_all(&cases, 0);
     let verdict_score = eval::score(&cases, &ours);
-    // Seeds after the first: only their totals are kept.
+    // Seeds after the first: their totals, and how many seeds got each
+    // game exactly right.
+    let mut exact_seeds: Vec<u64> = cases
+        .iter()
+        .zip(&ours)
+        .map(|(c, o)| u64::from(eval::is_exact(c, o)))
+        .collect();
     let seed_scores: Vec<Score> = (1..args.seeds)
-        .map(|seed| eval::score(&cases, &eval::settle_all(&cases, seed).0))
+        .map(|seed| {
+            let outcomes = eval::settle_all(&cases, seed).0;
+            for ((n, c), o) in exact_seeds.iter_mut().zip(&cases).zip(&outcomes) {
+                *n += u64::from(eval::is_exact(c, o));
+            }
+            eval::score(&cases, &outcomes)
+        })
+        .collect();
+    // Games some seeds get right and others not: where the playouts decide.
+    let unstable: Vec<(String, u64)> = cases
+        .iter()
+        .zip(&exact_seeds)
+        .filter(|(_, &n)| n > 0 && n < args.seeds.max(1))
+        .map(|(c, &n)| (eval::case_name(c), n))
         .collect();
     let result_score = eval::score(&cases, &with_result);
     let gnugo_score = if args.gnugo {
@@ -54,12 +73,23 @@ pub fn deadstones(args: DeadstonesArgs) -> anyhow::Result<ExitCode> {
                     })
                 })
                 .collect();
+            out["unstable"] = unstable
+                .iter()
+                .map(|(game, n)| serde_json::json!({ "game": game, "exact_seeds": n }))
+                .collect();
         }
         println!("{}", serde_json::to_string_pretty(&out)?);
     } else {
         print_table(&verdict_score, &result_score, gnugo_score.as_ref());
         if args.seeds > 1 {
             print_seeds(&verdict_score, &seed_scores);
+            println!(
+                "\n  {} games are exact on some seeds and not others:",
+                unstable.len()
+            );
+            for (game, n) in &unstable {
+                println!("  {n:>4} of {} seeds exact  {game}", args.seeds);
+            }
         }
         let mut shown = 0;
         let mut counter = verdict_rules::score::Counter::new();
