@@ -73,7 +73,7 @@ const MAX_LINE: usize = 60;
 /// stones of a bent four in the corner). Reading bigger ones opens a
 /// space too big to read: the attacker does not play them, and the
 /// defender taking more than this many is counted as living.
-const MAX_SACRIFICE: u32 = 6;
+pub(super) const MAX_SACRIFICE: u32 = 6;
 
 /// Liberties outside the enclosure a wall chain needs (unless pass-alive).
 const WALL_LIBERTIES: usize = 2;

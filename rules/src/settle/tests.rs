@@ -427,20 +427,39 @@ fn chain_in_atari_next_to_the_corner_is_captured() {
     assert_dead_exactly(CAPTURE_TO_LIVE, &["cg", "ch", "ci"]);
 }
 
-/// Runs [`tempo_fights`] on `diagram` with every chain that is not
-/// pass-alive taken as open (the playouts even on it), and returns the
-/// fates of the chains on `points` (SGF coordinates).
-fn after_tempo_fights(diagram: &str, points: &[&str]) -> Vec<(Status, Layer)> {
+/// One of the passes of [`Settler::read_out`] that share a signature.
+type Pass = fn(&mut Reader, &Statics, &PlayoutBoard, usize, &mut [ChainFate], &mut Vec<(u16, u16)>);
+
+/// Runs `pass` on `diagram` with every chain that is not pass-alive given
+/// the fate `others`, except those on `given` (SGF coordinates) which get
+/// their own, and returns the fates of the chains on `points`.
+fn after_pass(
+    diagram: &str,
+    pass: Pass,
+    others: (Status, Layer, f32),
+    given: &[(&str, (Status, Layer, f32))],
+    points: &[&str],
+) -> Vec<(Status, Layer)> {
     let position = Position::from_diagram(diagram).expect("a valid diagram");
     let w = position.size().width() as usize;
     let mut statics = Statics::default();
     statics.analyse(&position, &PassAlive::of(&position));
+    let chain = |p: &str| {
+        let b = p.as_bytes();
+        let p = Point::from_sgf([b[0], b[1]]).expect("a point");
+        assert!((p.x() as usize) < w, "{p:?} is off the board");
+        statics.chain_at(p.y() as usize * w + p.x() as usize)
+    };
     let mut chains = settle(&position).chains;
     for c in chains.iter_mut().filter(|c| c.layer != Layer::Benson) {
-        (c.status, c.layer, c.confidence) = (Status::Alive, Layer::Static, OPEN_CONFIDENCE);
+        (c.status, c.layer, c.confidence) = others;
+    }
+    for &(p, fate) in given {
+        let c = &mut chains[chain(p)];
+        (c.status, c.layer, c.confidence) = fate;
     }
     let start = PlayoutBoard::from_diagram(diagram);
-    tempo_fights(
+    pass(
         &mut Reader::default(),
         &statics,
         &start,
@@ -450,13 +469,51 @@ fn after_tempo_fights(diagram: &str, points: &[&str]) -> Vec<(Status, Layer)> {
     );
     points
         .iter()
-        .map(|p| {
-            let b = p.as_bytes();
-            let p = Point::from_sgf([b[0], b[1]]).expect("a point");
-            let c = statics.chain_at(p.y() as usize * w + p.x() as usize);
-            (chains[c].status, chains[c].layer)
-        })
+        .map(|&p| (chains[chain(p)].status, chains[chain(p)].layer))
         .collect()
+}
+
+/// Runs [`tempo_fights`] on `diagram` with every chain that is not
+/// pass-alive taken as open (the playouts even on it), and returns the
+/// fates of the chains on `points` (SGF coordinates).
+fn after_tempo_fights(diagram: &str, points: &[&str]) -> Vec<(Status, Layer)> {
+    let open = (Status::Alive, Layer::Static, OPEN_CONFIDENCE);
+    after_pass(diagram, tempo_fights, open, &[], points)
+}
+
+/// Black's seven corner stones (ba-da, ab-cb, ac) have one eye, aa, and
+/// no other liberty: White takes them at aa whenever it likes. White's
+/// chain around them has only its own eye of two points (fa, ga), next to
+/// Black's pass-alive wall. Black moving first cannot save the corner:
+/// fa puts White in atari, and White takes the seven stones and lives in
+/// their place.
+const BIG_CAPTURE_TO_LIVE: &str = "
+    . X X X O . . O X
+    X X X O O O O O X
+    X O O O X X X X X
+    O O X X X . X . X
+    X X X X X X X X X";
+
+#[test]
+fn taking_more_than_six_stones_in_atari_is_room_to_live() {
+    // The playouts, blind to the capture, call the corner alive and White's
+    // chain dead, both barely: the capture settles it.
+    let barely = |status| (status, Layer::Playouts, 0.25);
+    let got = after_pass(
+        BIG_CAPTURE_TO_LIVE,
+        capture_to_live,
+        barely(Status::Alive),
+        &[("ea", barely(Status::Dead))],
+        &["ba", "ea", "ia"],
+    );
+    assert_eq!(got[0], (Status::Dead, Layer::Reading), "the corner");
+    assert_eq!(got[1], (Status::Alive, Layer::Reading), "White's chain");
+    assert_eq!(got[2], (Status::Alive, Layer::Benson), "Black's wall");
+    // And the whole settler agrees.
+    assert_dead_exactly(
+        BIG_CAPTURE_TO_LIVE,
+        &["ba", "ca", "da", "ab", "bb", "cb", "ac"],
+    );
 }
 
 #[test]
