@@ -13,8 +13,9 @@
 //! wall is taken as uncapturable, which is sound only when it cannot be
 //! captured from inside, since the defender has no move outside: a wall
 //! chain must be pass-alive or have [`WALL_LIBERTIES`] liberties outside
-//! the enclosure. One that has fewer (a pair of stones inside whose other
-//! liberty is a pocket of the enclosure) is inside after all.
+//! the enclosure, and not just the two points of one eye. One that has
+//! fewer (a pair of stones inside whose other liberty is a pocket of the
+//! enclosure) is inside after all.
 //!
 //! The question is the one the rules ask of a group at the end (Japanese
 //! 1989 rules, article 7): can the opponent, moving first, capture it? So
@@ -76,7 +77,26 @@ const MAX_LINE: usize = 60;
 pub(super) const MAX_SACRIFICE: u32 = 6;
 
 /// Liberties outside the enclosure a wall chain needs (unless pass-alive).
+/// Two that are the points of one two-point eye do not count: see
+/// [`one_small_eye`].
 const WALL_LIBERTIES: usize = 2;
+
+/// Whether the two points `libs` are one eye of `color`: next to each
+/// other, and every other neighbour of theirs a `color` stone or the
+/// edge. A wall chain whose liberties outside are only such an eye has
+/// one eye, and needs the inside for a second: the defender, moving
+/// outside, can fill one point and put it in atari once its liberties
+/// inside are gone (KGS 2017-02-13-1, a seki that a wall of this kind
+/// read as a kill).
+fn one_small_eye(board: &PlayoutBoard, libs: [usize; 2], color: u8) -> bool {
+    let [a, b] = libs;
+    nbrs(a).contains(&b)
+        && [a, b].into_iter().all(|p| {
+            nbrs(p)
+                .into_iter()
+                .all(|n| n == a || n == b || board.stone(n) == color || board.stone(n) == BORDER)
+        })
+}
 
 /// Times the enclosure is found again after taking chains off the wall.
 const MAX_ATTEMPTS: usize = 4;
@@ -326,11 +346,19 @@ impl Enclosures {
                     continue;
                 }
                 let n = board.liberties(h, &mut libs);
-                let outside = libs[..n]
-                    .iter()
-                    .filter(|&&l| self.local[l] == NOT_INSIDE)
-                    .count();
-                if outside < WALL_LIBERTIES {
+                let mut outside = [0usize; 2];
+                let mut count = 0;
+                for &l in &libs[..n] {
+                    if self.local[l] == NOT_INSIDE {
+                        if count < 2 {
+                            outside[count] = l;
+                        }
+                        count += 1;
+                    }
+                }
+                if count < WALL_LIBERTIES
+                    || (count == 2 && one_small_eye(board, outside, board.stone(h)))
+                {
                     self.demoted.push(h);
                 }
             }

@@ -318,6 +318,32 @@ fn the_bent_four_shape_on_the_side_is_seki() {
     assert!(dead(d).is_empty(), "{:?}", dead(d));
 }
 
+/// Seki in the corner behind a wall with one eye. White's chain e3-d4-g4-
+/// e6 has two liberties outside the corner, d5 and d6, and they are one
+/// eye it shares with White's c5-b6-c6. Black's g5 and f6 share their
+/// liberties f5 and g6 with it. If White fills f5, Black plays d5: White
+/// must take g5 and f6 at g6, and Black takes c5-b6-c6 at d6 and the
+/// corner collapses; if White takes d5 instead, Black takes everything
+/// back at d5. Black cannot start either. Nobody can move: seki, nothing
+/// dead (the players of KGS 2017-02-13-1 left it so). Read as if White's
+/// chain were a wall that cannot be taken, f5 and then g6 would kill.
+const SEKI_BEHIND_A_ONE_EYED_WALL: &str = "
+    . X . X . X .
+    X X X X X X X
+    X X X X X X X
+    X X X X O X X
+    X X X O O O O
+    X X O . O . X
+    X O O . O X .";
+
+#[test]
+fn a_wall_with_one_eye_outside_does_not_wall_in_a_seki() {
+    let d = SEKI_BEHIND_A_ONE_EYED_WALL;
+    // (The two Black stones come out alive, not seki: the static layer
+    // does not see this seki's shape. Nothing is dead either way.)
+    assert!(dead(d).is_empty(), "{:?}", dead(d));
+}
+
 /// Double-ko seki. Black's group a1-a2-b2-a3-b3-c3, round c4-d4-e4 to
 /// e3-f3-g3-h3-g2-h2-h1 (inside White's pass-alive wall) and White's group
 /// d1-e1-c2-d2-e2-f2 (inside Black's) have no eyes. They share one liberty,
