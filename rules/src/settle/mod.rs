@@ -392,12 +392,13 @@ impl Settler {
     }
 }
 
-/// Reads the chains the playouts were unsure of on the whole board, with
-/// the stones called dead still on it: a chain in atari that its owner
-/// cannot save even moving first, next to an opponent chain the playouts
-/// called dead, where the capture joins that chain to a living one of its
-/// colour or takes more than [`MAX_SACRIFICE`] stones (a space the
-/// enclosure reading counts as living too), is dead, and the captor lives.
+/// Reads the chains the playouts were unsure of (or left open) on the
+/// whole board, with the stones called dead still on it: a chain in atari
+/// that its owner cannot save even moving first, next to an opponent chain
+/// the playouts called dead, where the capture joins that chain to a
+/// living one of its colour or takes more than [`MAX_SACRIFICE`] stones (a
+/// space the enclosure reading counts as living too), is dead, and the
+/// captor lives.
 /// Random play misses it because a side in atari extends rather than
 /// captures; the reading below misses it because it reads without the
 /// stones called dead, the captor among them. `found` is scratch space.
@@ -413,15 +414,17 @@ fn capture_to_live(
     chains: &mut [ChainFate],
     found: &mut Vec<(u16, u16)>,
 ) {
-    // Less sure than an open chain: playouts within 0.25 of even.
-    let unsure = |f: &ChainFate| f.layer != Layer::Benson && f.confidence < OPEN_CONFIDENCE;
+    // No surer than an open chain: playouts within 0.25 of even, or open.
+    // The chain in atari may have been called dead already: its captor's
+    // life is what is read.
+    let unsure = |f: &ChainFate| f.layer != Layer::Benson && f.confidence <= OPEN_CONFIDENCE;
     found.clear();
-    if !chains.iter().any(|f| f.status != Status::Dead && unsure(f)) {
+    if !chains.iter().any(unsure) {
         return;
     }
     reader.board().copy_from(start);
     for c in 0..chains.len() {
-        if chains[c].status == Status::Dead || !unsure(&chains[c]) {
+        if !unsure(&chains[c]) {
             continue;
         }
         let cell = cell_of(statics.chain(c).1[0] as usize, w);

@@ -507,6 +507,26 @@ fn after_tempo_fights(diagram: &str, points: &[&str]) -> Vec<(Status, Layer)> {
     after_pass(diagram, tempo_fights, open, &[], points)
 }
 
+#[test]
+fn a_chain_in_atari_left_even_is_captured_to_live_too() {
+    // KGS 2017-02-23-20: the chain in atari was left even by the playouts
+    // (the static layer guessing dead), and its captor called dead. The
+    // capture still joins the captor to its living wall: it lives.
+    let sure = (Status::Alive, Layer::Playouts, 1.0);
+    let got = after_pass(
+        CAPTURE_TO_LIVE,
+        capture_to_live,
+        sure,
+        &[
+            ("cg", (Status::Dead, Layer::Static, OPEN_CONFIDENCE)),
+            ("af", (Status::Dead, Layer::Playouts, 0.25)),
+        ],
+        &["cg", "af"],
+    );
+    assert_eq!(got[0], (Status::Dead, Layer::Reading), "White's three");
+    assert_eq!(got[1], (Status::Alive, Layer::Reading), "Black's corner");
+}
+
 /// Black's seven corner stones (ba-da, ab-cb, ac) have one eye, aa, and
 /// no other liberty: White takes them at aa whenever it likes. White's
 /// chain around them has only its own eye of two points (fa, ga), next to
