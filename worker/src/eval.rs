@@ -178,10 +178,17 @@ fn winner_with(case: &Case, counter: &mut Counter, dead: &[Point]) -> Winner {
     verdict(case.rule_set, &counts, &case.terms).winner
 }
 
+/// The stones the marks call dead and those `ours` does, as sets.
+fn dead_sets(case: &Case, ours: &[Point]) -> (BTreeSet<Point>, BTreeSet<Point>) {
+    (
+        case.marked.iter().copied().collect(),
+        ours.iter().copied().collect(),
+    )
+}
+
 /// Whether the settler found exactly the stones the marks call dead.
 pub fn is_exact(case: &Case, out: &Outcome) -> bool {
-    let marked: BTreeSet<Point> = case.marked.iter().copied().collect();
-    let ours: BTreeSet<Point> = out.dead.iter().copied().collect();
+    let (marked, ours) = dead_sets(case, &out.dead);
     marked == ours
 }
 
@@ -196,8 +203,7 @@ pub fn score(cases: &[Case], outcomes: &[Outcome]) -> Score {
             s.failures += 1;
         }
         ms.push(out.elapsed.as_secs_f64() * 1e3);
-        let marked: BTreeSet<Point> = case.marked.iter().copied().collect();
-        let ours: BTreeSet<Point> = out.dead.iter().copied().collect();
+        let (marked, ours) = dead_sets(case, &out.dead);
         let both = marked.intersection(&ours).count() as u64;
         s.true_dead += both;
         s.false_dead += ours.len() as u64 - both;
@@ -490,8 +496,7 @@ pub fn gnugo_all(
 /// white; dead only by the settler: `*` black, `%` white.
 pub fn diagram(case: &Case, ours: &[Point]) -> String {
     let size = case.position.size();
-    let marked: BTreeSet<Point> = case.marked.iter().copied().collect();
-    let ours: BTreeSet<Point> = ours.iter().copied().collect();
+    let (marked, ours) = dead_sets(case, ours);
     let mut s = String::new();
     for y in 0..size.height() {
         for x in 0..size.width() {

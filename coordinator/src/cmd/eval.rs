@@ -97,18 +97,14 @@ pub fn deadstones(args: DeadstonesArgs) -> anyhow::Result<ExitCode> {
             if shown >= args.show_misses {
                 break;
             }
-            let mut a = case.marked.clone();
-            let mut b = out.dead.clone();
-            a.sort_unstable_by_key(|p| (p.y(), p.x()));
-            b.sort_unstable_by_key(|p| (p.y(), p.x()));
-            if a != b {
+            if !eval::is_exact(case, out) {
                 shown += 1;
                 let flips = eval::changes_winner(case, &mut counter, &out.dead);
                 println!(
                     "\n{}  (marks: {} dead, verdict: {} dead{})",
                     eval::case_name(case),
-                    a.len(),
-                    b.len(),
+                    case.marked.len(),
+                    out.dead.len(),
                     if flips { "; the winner changes" } else { "" }
                 );
                 print!("{}", eval::diagram(case, &out.dead));

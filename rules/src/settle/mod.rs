@@ -398,10 +398,10 @@ impl Settler {
 /// the playouts called dead, where the capture joins that chain to a
 /// living one of its colour or takes more than [`MAX_SACRIFICE`] stones (a
 /// space the enclosure reading counts as living too), is dead, and the
-/// captor lives.
-/// Random play misses it because a side in atari extends rather than
-/// captures; the reading below misses it because it reads without the
-/// stones called dead, the captor among them. `found` is scratch space.
+/// captor lives. Random play misses it because a side in atari extends
+/// rather than captures; the reading below misses it because it reads
+/// without the stones called dead, the captor among them. `found` is
+/// scratch space.
 ///
 /// The big capture is from KGS 2017-03-31-3: twelve stones with one eye,
 /// in atari, against a chain with a two-point eye. The playouts often
