@@ -386,9 +386,12 @@ impl PlayoutBoard {
         if p == self.ko {
             return false;
         }
-        let opp = 3 - me;
-        let mut own_around = 0;
-        let mut on_board = 0;
+        // Late in a playout most points tried are eyes: told apart first,
+        // by one bit per neighbour (`me` or the edge, 3, share bit `me`;
+        // empty, 0, and the opponent do not).
+        if nbrs(p).into_iter().all(|n| self.cells[n] & me != 0) && self.is_eye(p, me) {
+            return false;
+        }
         let mut empties = [0usize; 4];
         let mut n_empty = 0;
         let mut captures = false;
@@ -396,53 +399,15 @@ impl PlayoutBoard {
             match self.cells[n] {
                 BORDER => {}
                 EMPTY => {
-                    on_board += 1;
                     empties[n_empty] = n;
                     n_empty += 1;
                 }
-                c if c == me => {
-                    on_board += 1;
-                    own_around += 1;
-                }
+                c if c == me => {}
                 _ => {
-                    on_board += 1;
                     if self.atari_point(self.head[n] as usize) == Some(p) {
                         captures = true;
                     }
                 }
-            }
-        }
-        if own_around == on_board {
-            // All neighbours ours: an eye unless the opponent holds enough
-            // diagonals to make it false.
-            let mut edge = false;
-            let mut held = 0;
-            for d in diags(p) {
-                match self.cells[d] {
-                    BORDER => edge = true,
-                    c if c == opp => held += 1,
-                    _ => {}
-                }
-            }
-            if held < if edge { 1 } else { 2 } {
-                return false;
-            }
-            // Held diagonals make an eye false only when the chains around
-            // it are not one chain already.
-            let mut first = usize::MAX;
-            let mut one_chain = true;
-            for n in nbrs(p) {
-                if self.cells[n] == me {
-                    let h = self.head[n] as usize;
-                    if first == usize::MAX {
-                        first = h;
-                    } else if h != first {
-                        one_chain = false;
-                    }
-                }
-            }
-            if one_chain {
-                return false;
             }
         }
         if captures {
@@ -500,6 +465,38 @@ impl PlayoutBoard {
             1 => size <= NAKADE_STONES,
             _ => true,
         }
+    }
+
+    /// Whether empty `p`, whose neighbours are all `me` or the edge, is an
+    /// eye of `me`: not made false by the opponent holding enough diagonals
+    /// (one on the edge, two in the middle) while the chains around it are
+    /// not one chain already.
+    fn is_eye(&self, p: usize, me: u8) -> bool {
+        let opp = 3 - me;
+        let mut edge = false;
+        let mut held = 0;
+        for d in diags(p) {
+            match self.cells[d] {
+                BORDER => edge = true,
+                c if c == opp => held += 1,
+                _ => {}
+            }
+        }
+        if held < if edge { 1 } else { 2 } {
+            return true;
+        }
+        let mut first = usize::MAX;
+        for n in nbrs(p) {
+            if self.cells[n] == me {
+                let h = self.head[n] as usize;
+                if first == usize::MAX {
+                    first = h;
+                } else if h != first {
+                    return false;
+                }
+            }
+        }
+        true
     }
 
     /// Plays `me` at `p` (assumed sensible).
