@@ -39,7 +39,7 @@ pub fn deadstones(args: DeadstonesArgs) -> anyhow::Result<ExitCode> {
     let unstable: Vec<(String, u64)> = cases
         .iter()
         .zip(&exact_seeds)
-        .filter(|(_, &n)| n > 0 && n < args.seeds.max(1))
+        .filter(|(_, &n)| n > 0 && n < args.seeds)
         .map(|(c, &n)| (eval::case_name(c), n))
         .collect();
     let result_score = eval::score(&cases, &with_result);
