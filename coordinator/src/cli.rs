@@ -167,6 +167,11 @@ pub enum EvalCommand {
     /// With --gnugo, GNU Go settles the same positions in the same run
     /// (GTP `loadsgf`, then `final_status_list dead`; install it with
     /// `apt-get install gnugo`) and both are reported side by side.
+    /// Players mark wrongly at times (a stone in atari left standing, a
+    /// seki given up): the games where verdict and GNU Go agree with each
+    /// other against the marks are listed, stone by stone (in JSON:
+    /// `disputed`), and both are also scored on the other games
+    /// (`exact_undisputed` of `undisputed_games`).
     ///
     /// Examples:
     ///   verdict eval deadstones kgs/

@@ -251,16 +251,75 @@ fn a_closed_pipe_ends_quietly() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// `verdict eval deadstones`: a marked record settled right and one whose
-/// marks call a living group dead (a player's mistake) give 1 exact of 2,
-/// with every field the issue names.
+/// GNU Go, where `--gnugo` finds it (the PATH, or Debian's /usr/games).
+fn gnugo_installed() -> bool {
+    let on_path = std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join("gnugo").is_file()));
+    on_path || Path::new("/usr/games/gnugo").is_file()
+}
+
+/// `--gnugo` runs the real GNU Go beside the settler. On the wrong marks
+/// both referees keep Black's side alive: the game is reported as
+/// disputed, stone by stone, and left out of the undisputed rate.
 #[test]
-fn eval_deadstones_compares_the_settler_with_the_marks() {
-    let dir = std::env::temp_dir().join(format!("verdict-cli-eval-{}", std::process::id()));
+fn eval_with_gnugo_names_the_marks_both_settlers_dispute() {
+    if !gnugo_installed() {
+        eprintln!("GNU Go is not installed (apt-get install gnugo): --gnugo not tested");
+        return;
+    }
+    let dir = marked_pair("gnugo");
+    let v = json(&verdict(&[
+        "eval",
+        "deadstones",
+        dir.to_str().unwrap(),
+        "--gnugo",
+        "--json",
+        "-j",
+        "2",
+    ]));
+    assert_eq!(v["gnugo"]["games"], 2, "{v}");
+    assert_eq!(v["gnugo"]["failures"], 0, "{v}");
+    assert_eq!(v["gnugo"]["exact"], 1, "{v}");
+    let disputed = v["disputed"].as_array().expect("a disputed list");
+    assert_eq!(disputed.len(), 1, "{v}");
+    assert!(disputed[0]["game"].as_str().unwrap().contains("wrong.sgf"));
+    assert_eq!(disputed[0]["dead_by_both"], serde_json::json!([]));
+    // Black's wall: column C and the stone on A5, all marked dead.
+    let alive: Vec<&str> = disputed[0]["alive_by_both"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap())
+        .collect();
+    assert_eq!(alive.len(), 10, "{v}");
+    assert!(alive.contains(&"A5") && alive.contains(&"C1") && alive.contains(&"C9"));
+    assert_eq!(v["undisputed_games"], 1);
+    assert_eq!(v["exact_undisputed"], 1);
+    assert_eq!(v["gnugo"]["exact_undisputed"], 1);
+
+    let text = verdict(&["eval", "deadstones", dir.to_str().unwrap(), "--gnugo"]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("1 games have stones verdict and GNU Go both judge otherwise"),
+        "{text}"
+    );
+    assert!(text.contains("marked dead, alive by both: A5"), "{text}");
+    assert!(
+        text.contains("exact on the other 1 games: verdict 1 (100.00%), GNU Go 1 (100.00%)"),
+        "{text}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A fresh folder holding two marked 9x9 records: `right.sgf`, whose marks
+/// kill a lone stone that is dead, and `wrong.sgf`, whose marks give a
+/// living side away (a player's mistake).
+fn marked_pair(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("verdict-cli-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     // Black's wall on column c, White's on d (both with two eyes in the
-    // frame of the settle tests' kind); a lone White stone at a5 inside
+    // frame of the settle tests' kind); a lone White stone at a3 inside
     // Black's side, marked dead with Black's territory.
     let walls =
         "AB[ca][cb][cc][cd][ce][cf][cg][ch][ci][ae]AW[da][db][dc][dd][de][df][dg][dh][di][ie]";
@@ -271,6 +330,15 @@ fn eval_deadstones_compares_the_settler_with_the_marks() {
     let wrong = format!("(;GM[1]FF[4]SZ[9]KM[-40]RU[Japanese]{walls};B[];W[]TW[aa:ci][ea:ii])");
     std::fs::write(dir.join("right.sgf"), right).unwrap();
     std::fs::write(dir.join("wrong.sgf"), wrong).unwrap();
+    dir
+}
+
+/// `verdict eval deadstones`: a marked record settled right and one whose
+/// marks call a living group dead (a player's mistake) give 1 exact of 2,
+/// with every field the issue names.
+#[test]
+fn eval_deadstones_compares_the_settler_with_the_marks() {
+    let dir = marked_pair("eval");
     let out = verdict(&[
         "eval",
         "deadstones",

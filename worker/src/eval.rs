@@ -192,6 +192,65 @@ pub fn is_exact(case: &Case, out: &Outcome) -> bool {
     marked == ours
 }
 
+/// Stones two settlers both judge otherwise than the marks: `(dead, alive)`
+/// are those both call dead that the marks leave standing, and those the
+/// marks call dead that both keep.
+///
+/// The marks are what the players agreed, and players err: they leave a
+/// stone in atari on the board, or give up a seki. Neither settler can be
+/// exact on such a game without copying the mistake, so a game where two
+/// independent referees agree with each other against the marks is
+/// reported apart, with the stones in question, for a person to look at.
+pub fn disputed_points(marked: &[Point], a: &[Point], b: &[Point]) -> (Vec<Point>, Vec<Point>) {
+    let set = |v: &[Point]| v.iter().copied().collect::<BTreeSet<Point>>();
+    let (marked, a, b) = (set(marked), set(a), set(b));
+    let dead = a.intersection(&b).filter(|p| !marked.contains(p));
+    let alive = marked.iter().filter(|p| !a.contains(p) && !b.contains(p));
+    (dead.copied().collect(), alive.copied().collect())
+}
+
+/// A game whose marks verdict and GNU Go both dispute.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Dispute {
+    /// Index into the cases.
+    pub case: usize,
+    /// Stones both call dead that the marks leave standing.
+    pub dead: Vec<Point>,
+    /// Stones the marks call dead that both keep.
+    pub alive: Vec<Point>,
+}
+
+/// Every game where `ours` and `theirs` (one outcome per case each) agree
+/// against the marks on at least one stone. A settler that failed on a
+/// game (GNU Go refusing a position) disputes nothing there.
+pub fn disputes(cases: &[Case], ours: &[Outcome], theirs: &[Outcome]) -> Vec<Dispute> {
+    cases
+        .iter()
+        .zip(ours.iter().zip(theirs))
+        .enumerate()
+        .filter(|(_, (_, (a, b)))| a.error.is_none() && b.error.is_none())
+        .filter_map(|(k, (case, (a, b)))| {
+            let (dead, alive) = disputed_points(&case.marked, &a.dead, &b.dead);
+            (!dead.is_empty() || !alive.is_empty()).then_some(Dispute {
+                case: k,
+                dead,
+                alive,
+            })
+        })
+        .collect()
+}
+
+/// Games exact among those no dispute names.
+pub fn exact_undisputed(cases: &[Case], outcomes: &[Outcome], disputes: &[Dispute]) -> u64 {
+    let named: BTreeSet<usize> = disputes.iter().map(|d| d.case).collect();
+    cases
+        .iter()
+        .zip(outcomes)
+        .enumerate()
+        .filter(|(k, (c, o))| !named.contains(k) && is_exact(c, o))
+        .count() as u64
+}
+
 /// Adds up `outcomes` (one per case, same order).
 pub fn score(cases: &[Case], outcomes: &[Outcome]) -> Score {
     let mut s = Score::default();
@@ -537,5 +596,26 @@ mod tests {
         assert_eq!(gtp_point("T10", 19), Point::new(18, 9));
         assert_eq!(gtp_point("I5", 19), None);
         assert_eq!(gtp_point("A20", 19), None);
+    }
+
+    fn pts(v: &[(u8, u8)]) -> Vec<Point> {
+        v.iter().map(|&(x, y)| Point::new(x, y).unwrap()).collect()
+    }
+
+    /// Only stones both settlers judge the same way, against the marks,
+    /// are disputed; a stone one settler alone calls otherwise is that
+    /// settler's own miss.
+    #[test]
+    fn a_dispute_needs_both_settlers_against_the_marks() {
+        let marked = pts(&[(0, 0), (1, 1), (2, 2)]);
+        // Both keep (1, 1); only `a` keeps (2, 2). Both kill (5, 5); only
+        // `b` kills (6, 6).
+        let a = pts(&[(0, 0), (5, 5)]);
+        let b = pts(&[(0, 0), (2, 2), (5, 5), (6, 6)]);
+        let (dead, alive) = disputed_points(&marked, &a, &b);
+        assert_eq!(dead, pts(&[(5, 5)]));
+        assert_eq!(alive, pts(&[(1, 1)]));
+        // Settlers that agree with the marks dispute nothing.
+        assert_eq!(disputed_points(&marked, &marked, &marked), (vec![], vec![]));
     }
 }

@@ -43,7 +43,7 @@ pub fn deadstones(args: DeadstonesArgs) -> anyhow::Result<ExitCode> {
         .map(|(c, &n)| (eval::case_name(c), n))
         .collect();
     let result_score = eval::score(&cases, &with_result);
-    let gnugo_score = if args.gnugo {
+    let gnugo = if args.gnugo {
         let threads = if args.common.threads == 0 {
             std::thread::available_parallelism().map_or(1, |n| n.get())
         } else {
@@ -51,15 +51,41 @@ pub fn deadstones(args: DeadstonesArgs) -> anyhow::Result<ExitCode> {
         };
         let outcomes = eval::gnugo_all(&cases, &args.gnugo_bin, threads)
             .context("running GNU Go beside verdict")?;
-        Some(eval::score(&cases, &outcomes))
+        Some((eval::score(&cases, &outcomes), outcomes))
     } else {
         None
     };
+    // Where both referees agree against the marks, the marks are the
+    // likely mistake: those games are counted apart.
+    let disputes = gnugo
+        .as_ref()
+        .map(|(_, theirs)| eval::disputes(&cases, &ours, theirs));
+    let gnugo_score = gnugo.as_ref().map(|(score, _)| score);
     if args.common.json {
         let mut out = verdict_score.to_json();
         out["with_record_result"] = result_score.to_json();
-        if let Some(g) = &gnugo_score {
+        if let (Some((g, theirs)), Some(disputes)) = (&gnugo, &disputes) {
             out["gnugo"] = g.to_json();
+            let undisputed = cases.len() - disputes.len();
+            out["undisputed_games"] = undisputed.into();
+            out["exact_undisputed"] = eval::exact_undisputed(&cases, &ours, disputes).into();
+            out["gnugo"]["exact_undisputed"] =
+                eval::exact_undisputed(&cases, theirs, disputes).into();
+            out["disputed"] = disputes
+                .iter()
+                .map(|d| {
+                    let case = &cases[d.case];
+                    let size = case.position.size();
+                    let names = |v: &[verdict_rules::Point]| -> Vec<String> {
+                        v.iter().map(|p| p.to_gtp(size)).collect()
+                    };
+                    serde_json::json!({
+                        "game": eval::case_name(case),
+                        "dead_by_both": names(&d.dead),
+                        "alive_by_both": names(&d.alive),
+                    })
+                })
+                .collect();
         }
         if args.seeds > 1 {
             out["seeds"] = std::iter::once(&verdict_score)
@@ -80,7 +106,10 @@ pub fn deadstones(args: DeadstonesArgs) -> anyhow::Result<ExitCode> {
         }
         println!("{}", serde_json::to_string_pretty(&out)?);
     } else {
-        print_table(&verdict_score, &result_score, gnugo_score.as_ref());
+        print_table(&verdict_score, &result_score, gnugo_score);
+        if let (Some((_, theirs)), Some(disputes)) = (&gnugo, &disputes) {
+            print_disputes(&cases, &ours, theirs, disputes);
+        }
         if args.seeds > 1 {
             print_seeds(&verdict_score, &seed_scores);
             println!(
@@ -112,6 +141,55 @@ pub fn deadstones(args: DeadstonesArgs) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The games whose marks both settlers dispute, stone by stone, and how
+/// each settler does on the rest.
+fn print_disputes(
+    cases: &[eval::Case],
+    ours: &[eval::Outcome],
+    theirs: &[eval::Outcome],
+    disputes: &[eval::Dispute],
+) {
+    let undisputed = cases.len() - disputes.len();
+    let rate = |n: u64| 100.0 * n as f64 / undisputed.max(1) as f64;
+    let (a, b) = (
+        eval::exact_undisputed(cases, ours, disputes),
+        eval::exact_undisputed(cases, theirs, disputes),
+    );
+    println!(
+        "\n  {} games have stones verdict and GNU Go both judge otherwise than the marks",
+        disputes.len()
+    );
+    println!(
+        "  (likely the players' mistakes: look at the board; neither settler can be exact there):"
+    );
+    for d in disputes {
+        let case = &cases[d.case];
+        let size = case.position.size();
+        let names = |v: &[verdict_rules::Point]| -> String {
+            v.iter()
+                .map(|p| p.to_gtp(size))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let mut parts = Vec::new();
+        if !d.dead.is_empty() {
+            parts.push(format!(
+                "dead by both, left standing by the marks: {}",
+                names(&d.dead)
+            ));
+        }
+        if !d.alive.is_empty() {
+            parts.push(format!("marked dead, alive by both: {}", names(&d.alive)));
+        }
+        println!("    {}  {}", eval::case_name(case), parts.join("; "));
+    }
+    println!(
+        "  exact on the other {undisputed} games: verdict {a} ({:.2}%), GNU Go {b} ({:.2}%)",
+        rate(a),
+        rate(b)
+    );
 }
 
 /// Every seed's exact games and winner flips, with their mean and range.
