@@ -618,3 +618,32 @@ fn two_chains_in_atari_are_no_tempo_fight() {
     let got = after_tempo_fights(d, &["ba", "ca", "bb", "ab", "da"]);
     assert!(got.iter().all(|f| f.1 == Layer::Static), "{got:?}");
 }
+
+/// Sending two, returning one: a seki in the corner (KGS 2017-03-06-10,
+/// where the players marked White's three stones dead; GNU Go 3.8 lists
+/// them as seki). White's b9-b8-c8 (liberties a9, c9), Black's a8
+/// (liberties a9, a7) and Black's group around them (liberties c9, a7)
+/// each share one liberty with each of the others, inside White's
+/// pass-alive wall. Whoever fills a9 or c9 is taken; Black filling a7
+/// leaves two chains sharing two liberties. The only capture without loss
+/// is White's a7 after Black's a9: it takes two stones, and Black takes
+/// the capturing stone back at a8, which is the starting position again.
+/// Nobody can kill anything: nothing is dead.
+const SENDING_TWO_RETURNING_ONE: &str = "
+    . O . X O . O . .
+    X O O X O O O O O
+    . X X X O . O . O
+    X X X X O O O O O
+    O O O O O . O . O
+    . O . O O O O O O
+    O O O O . O . O .
+    . O . O O O O O O
+    O O O O . O . O .";
+
+#[test]
+fn sending_two_returning_one_kills_nothing() {
+    let d = SENDING_TWO_RETURNING_ONE;
+    assert!(dead(d).is_empty(), "{:?}", dead(d));
+    // (They come out alive, not seki: the playouts never fill a shared
+    // liberty, and the static layer does not see this seki's shape.)
+}
