@@ -116,6 +116,10 @@ pub(crate) enum Role {
     Inside,
     /// A defender chain that cannot die: nothing to read.
     Unkillable,
+    /// A defender chain the layers above found dead with confidence:
+    /// inside when the enclosure reaches it, and otherwise room for the
+    /// wall chains next to it (see [`Enclosures::prisoners_next_to`]).
+    Prisoner,
 }
 
 /// The answer for one enclosure.
@@ -356,8 +360,14 @@ impl Enclosures {
                         count += 1;
                     }
                 }
+                // Two liberties that are one small eye count as one.
+                let count = if count == 2 && one_small_eye(board, outside, board.stone(h)) {
+                    1
+                } else {
+                    count
+                };
                 if count < WALL_LIBERTIES
-                    || (count == 2 && one_small_eye(board, outside, board.stone(h)))
+                    && count + self.prisoners_next_to(board, h, role) < WALL_LIBERTIES
                 {
                     self.demoted.push(h);
                 }
@@ -368,6 +378,42 @@ impl Enclosures {
             self.reset_local();
         }
         false
+    }
+
+    /// Dead chains of the defender's colour next to wall chain `h`, outside
+    /// the enclosure: each is room the wall takes whenever it needs it, a
+    /// liberty in all but name (KGS 2015-01-03-32: a one-stone wall whose
+    /// other points outside are two dead stones in the corner).
+    fn prisoners_next_to(
+        &self,
+        board: &PlayoutBoard,
+        h: usize,
+        role: &impl Fn(usize) -> Role,
+    ) -> usize {
+        let mut heads = [0usize; WALL_LIBERTIES];
+        let mut n = 0;
+        for stone in board.stones(h) {
+            for q in nbrs(stone) {
+                let s = board.stone(q);
+                if s == BORDER
+                    || s == 0
+                    || s == board.stone(h)
+                    || self.local[q] != NOT_INSIDE
+                    || role(q) != Role::Prisoner
+                {
+                    continue;
+                }
+                let head = board.head_of(q);
+                if !heads[..n].contains(&head) {
+                    heads[n] = head;
+                    n += 1;
+                    if n == WALL_LIBERTIES {
+                        return n;
+                    }
+                }
+            }
+        }
+        n
     }
 
     /// Fills the enclosure from `cell` up to the walls; false when it grows
@@ -849,6 +895,7 @@ mod tests {
             at,
             inside,
             plain,
+            &[],
         )
     }
 
@@ -859,6 +906,7 @@ mod tests {
         (x, y): (usize, usize),
         inside: &[(usize, usize)],
         plain: &[(usize, usize)],
+        prisoners: &[(usize, usize)],
     ) -> Verdict {
         let cell = PlayoutBoard::cell(x, y);
         let defender = b.stone(cell);
@@ -868,9 +916,11 @@ mod tests {
                 .map(|&(x, y)| b.head_of(PlayoutBoard::cell(x, y)))
                 .collect()
         };
-        let (inner, plain) = (heads(inside), heads(plain));
+        let (inner, plain, prisoners) = (heads(inside), heads(plain), heads(prisoners));
         e.read(b, cell, |n| {
-            if b.stone(n) == defender || inner.contains(&b.head_of(n)) {
+            if prisoners.contains(&b.head_of(n)) {
+                Role::Prisoner
+            } else if b.stone(n) == defender || inner.contains(&b.head_of(n)) {
                 Role::Inside
             } else if plain.contains(&b.head_of(n)) {
                 Role::Wall
@@ -889,7 +939,7 @@ mod tests {
     ) -> (Verdict, bool) {
         let b = board(diagram);
         let mut e = Enclosures::default();
-        let verdict = read_in(&mut e, &b, at, inside, &[]);
+        let verdict = read_in(&mut e, &b, at, inside, &[], &[]);
         (verdict, e.takes_inside(&b))
     }
 
@@ -923,6 +973,34 @@ mod tests {
         assert_eq!(
             read_with(SEKI_WITH_TWO_INSIDE, (4, 2), &[], &[(6, 3), (5, 4)]),
             Verdict::Stands
+        );
+    }
+
+    /// White's corner has one eye, two points, and a liberty at e9 between
+    /// Black's wall and Black's f9. That stone's only empty point outside
+    /// is f8; its other neighbour outside is g9, a White stone in atari.
+    const WALL_NEXT_TO_A_PRISONER: &str = "
+        O O O O . X O . X
+        O . . O X . X X X
+        O O O O X . . . .
+        X X X X X . . . .
+        . . . . . . . . .";
+
+    #[test]
+    fn a_dead_stone_next_to_a_wall_is_room_for_it() {
+        let walls = [(4, 1), (5, 0), (6, 1)];
+        // g9 known dead: f9 has room enough (f8 and g9) to stand as a
+        // wall, and the corner dies as a two-point eye does.
+        let b = board(WALL_NEXT_TO_A_PRISONER);
+        let mut e = Enclosures::default();
+        let verdict = read_in(&mut e, &b, (0, 0), &[], &walls, &[(6, 0)]);
+        assert_eq!(verdict, Verdict::Dies);
+        // Not known dead, g9 is the defender's: f9 has one liberty
+        // outside, joins the inside, and the space opens onto the whole
+        // board, too big to read.
+        assert_eq!(
+            read_with(WALL_NEXT_TO_A_PRISONER, (0, 0), &[], &walls),
+            Verdict::Open
         );
     }
 

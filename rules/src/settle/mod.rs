@@ -615,6 +615,8 @@ fn read_enclosures(
             if f.color == fate.color {
                 if f.layer == Layer::Benson && f.status != Status::Dead {
                     Role::Unkillable
+                } else if f.status == Status::Dead && f.confidence >= WALL_CONFIDENCE {
+                    Role::Prisoner
                 } else {
                     Role::Inside
                 }
