@@ -98,6 +98,22 @@ fn one_small_eye(board: &PlayoutBoard, libs: [usize; 2], color: u8) -> bool {
         })
 }
 
+/// Whether every liberty of chain `prisoner` is also one of chain
+/// `wall`'s. Such a dead chain is no room for the wall: taking it fills a
+/// liberty of the wall's own, and while it stands the two are in a race
+/// (KGS 2015-09-07-1: a stone in atari on the only liberty outside of a
+/// chain that is itself short of liberties).
+fn cornered(board: &PlayoutBoard, prisoner: usize, wall: usize) -> bool {
+    let mut libs = [0usize; 4];
+    let n = board.liberties(prisoner, &mut libs);
+    n < libs.len()
+        && libs[..n].iter().all(|&l| {
+            nbrs(l)
+                .iter()
+                .any(|&q| board.stone(q) == board.stone(wall) && board.head_of(q) == wall)
+        })
+}
+
 /// Times the enclosure is found again after taking chains off the wall.
 const MAX_ATTEMPTS: usize = 4;
 
@@ -383,7 +399,8 @@ impl Enclosures {
     /// Dead chains of the defender's colour next to wall chain `h`, outside
     /// the enclosure: each is room the wall takes whenever it needs it, a
     /// liberty in all but name (KGS 2015-01-03-32: a one-stone wall whose
-    /// other points outside are two dead stones in the corner).
+    /// other points outside are two dead stones in the corner). Not one
+    /// whose liberties are all the wall's own ([`cornered`]).
     fn prisoners_next_to(
         &self,
         board: &PlayoutBoard,
@@ -404,7 +421,7 @@ impl Enclosures {
                     continue;
                 }
                 let head = board.head_of(q);
-                if !heads[..n].contains(&head) {
+                if !heads[..n].contains(&head) && !cornered(board, head, h) {
                     heads[n] = head;
                     n += 1;
                     if n == WALL_LIBERTIES {
@@ -1002,6 +1019,27 @@ mod tests {
             read_with(WALL_NEXT_TO_A_PRISONER, (0, 0), &[], &walls),
             Verdict::Open
         );
+    }
+
+    #[test]
+    fn a_dead_stone_whose_liberties_are_the_walls_own_is_no_room() {
+        let head = |b: &PlayoutBoard, x, y| b.head_of(PlayoutBoard::cell(x, y));
+        // White's b9 has one liberty, c9, which Black's chain also has.
+        let b = board(
+            "
+            X O .
+            X X X
+            . . .",
+        );
+        assert!(cornered(&b, head(&b, 1, 0), head(&b, 0, 0)));
+        // Without c8, c9 is b9's alone: taking b9 there is room gained.
+        let b = board(
+            "
+            X O .
+            X X .
+            . . .",
+        );
+        assert!(!cornered(&b, head(&b, 1, 0), head(&b, 0, 0)));
     }
 
     /// A White ring around `eye` (one row of the middle), walled in by
