@@ -148,6 +148,7 @@ impl Command {
             | Command::Demo(_)
             | Command::Synth(_) => false,
             Command::Eval(EvalCommand::Deadstones(args)) => args.gnugo,
+            Command::Eval(EvalCommand::Results(args)) => args.gnugo,
             _ => true,
         }
     }
@@ -188,6 +189,48 @@ pub enum EvalCommand {
     /// settler over several seeds, not one.
     #[command(verbatim_doc_comment)]
     Deadstones(DeadstonesArgs),
+    /// Settle unmarked games and check their recorded results.
+    ///
+    /// A game without marks but with a numeric result (B+3.5) and rules
+    /// verdict knows is labelled by its result: the dead stones the players
+    /// agreed on gave that margin. verdict settles the final position and
+    /// reports how many games its dead stones give the recorded margin
+    /// (and winner) under the record's own rules, as `verdict check` does
+    /// for settled games. Games that were not played out (dame open,
+    /// groups unsettled) are here too, so this asks more of a settler than
+    /// marked games do.
+    ///
+    /// With --gnugo, GNU Go's `final_status_list dead` is scored the same
+    /// way, side by side: games only one of the two reproduces are counted
+    /// (and listed with --show-misses).
+    ///
+    /// Examples:
+    ///   verdict eval results kgs/
+    ///   verdict eval results kgs/ --gnugo --show-misses 20
+    ///   verdict eval results kgs/ --gnugo --json
+    #[command(verbatim_doc_comment)]
+    Results(ResultsArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ResultsArgs {
+    /// SGF files, collection files, directories (searched recursively) or
+    /// archives; only games without TB/TW marks, with a numeric result and
+    /// known rules, are used.
+    #[arg(required = true, value_name = "INPUT")]
+    pub inputs: Vec<PathBuf>,
+    /// Also run GNU Go on the same positions.
+    #[arg(long)]
+    pub gnugo: bool,
+    /// The GNU Go program.
+    #[arg(long, default_value = "gnugo", value_name = "PATH")]
+    pub gnugo_bin: String,
+    /// List up to N games verdict does not reproduce, with the recorded
+    /// margin and each settler's.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub show_misses: usize,
+    #[command(flatten)]
+    pub common: CommonArgs,
 }
 
 #[derive(Debug, Args)]

@@ -311,6 +311,80 @@ fn eval_with_gnugo_names_the_marks_both_settlers_dispute() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `verdict eval results`: unmarked records judged by their results. On
+/// the 9x9 board of `marked_pair`, without marks, Black has columns a and
+/// b less its stone on a5 (17 points) and takes the dead White stone on a3
+/// (1 prisoner); White has columns e to i less its stone on i5 (44):
+/// White wins by 26 + 6.5 komi. A record saying so is reproduced; one
+/// saying Black won is not, and is listed.
+#[test]
+fn eval_results_checks_unmarked_games_against_their_results() {
+    let dir = std::env::temp_dir().join(format!("verdict-cli-results-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let walls =
+        "AB[ca][cb][cc][cd][ce][cf][cg][ch][ci][ae]AW[da][db][dc][dd][de][df][dg][dh][di][ie]";
+    for (name, result) in [("right", "W+32.5"), ("wrong", "B+5.5")] {
+        let sgf = format!("(;GM[1]FF[4]SZ[9]KM[6.5]RU[Japanese]RE[{result}]{walls}AW[ag];B[];W[])");
+        std::fs::write(dir.join(format!("{name}.sgf")), sgf).unwrap();
+    }
+    // Marked games and games without a numeric result are not cases.
+    std::fs::write(
+        dir.join("marked.sgf"),
+        format!("(;GM[1]SZ[9]KM[6.5]RU[Japanese]RE[W+32.5]{walls};B[];W[]TB[aa])"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("resigned.sgf"),
+        format!("(;GM[1]SZ[9]KM[6.5]RU[Japanese]RE[W+R]{walls};B[];W[])"),
+    )
+    .unwrap();
+    let v = json(&verdict(&[
+        "eval",
+        "results",
+        dir.to_str().unwrap(),
+        "--json",
+    ]));
+    assert_eq!(v["games"], 2, "{v}");
+    assert_eq!(v["agree"], 1, "{v}");
+    assert_eq!(v["winner_agree"], 1, "{v}");
+    let misses = v["misses"].as_array().unwrap();
+    assert_eq!(misses.len(), 1, "{v}");
+    assert!(misses[0]["game"].as_str().unwrap().contains("wrong.sgf"));
+    assert_eq!(misses[0]["recorded"], 5.5);
+    assert_eq!(misses[0]["verdict"], -32.5);
+
+    let text = verdict(&[
+        "eval",
+        "results",
+        dir.to_str().unwrap(),
+        "--show-misses",
+        "3",
+    ]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("wrong.sgf (game 1)  recorded +5.5, verdict -32.5"),
+        "{text}"
+    );
+    assert!(!text.contains("right.sgf"), "{text}");
+
+    if gnugo_installed() {
+        let g = json(&verdict(&[
+            "eval",
+            "results",
+            dir.to_str().unwrap(),
+            "--gnugo",
+            "--json",
+        ]));
+        assert_eq!(g["gnugo"]["agree"], 1, "{g}");
+        assert_eq!(g["verdict_only"], 0, "{g}");
+        assert_eq!(g["gnugo_only"], 0, "{g}");
+    } else {
+        eprintln!("GNU Go is not installed (apt-get install gnugo): --gnugo not tested");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A fresh folder holding two marked 9x9 records: `right.sgf`, whose marks
 /// kill a lone stone that is dead, and `wrong.sgf`, whose marks give a
 /// living side away (a player's mistake).

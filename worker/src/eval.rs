@@ -53,8 +53,23 @@ impl Tally for Cases {
     }
 }
 
+/// Which games of the inputs are cases.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Labels {
+    /// Games whose final node marks territory: the marks are the label.
+    Marks,
+    /// Games without marks but with a numeric result and rules verdict
+    /// knows: the recorded result is the label.
+    Results,
+}
+
 /// Reads every marked game of `files`.
 pub fn collect(files: &[InputFile], threads: usize) -> Vec<Case> {
+    collect_labelled(files, threads, Labels::Marks)
+}
+
+/// Reads every game of `files` that `labels` can judge.
+pub fn collect_labelled(files: &[InputFile], threads: usize, labels: Labels) -> Vec<Case> {
     let run = drive::run(
         files,
         threads,
@@ -72,11 +87,19 @@ pub fn collect(files: &[InputFile], threads: usize) -> Vec<Case> {
             let Ok(game) = Game::from_sgf(sgf, bytes) else {
                 return;
             };
-            if game.territory_marks.is_none() {
+            let known_rules = rule_set_of(&game.info.rules).is_some();
+            let wanted = match labels {
+                Labels::Marks => game.territory_marks.is_some(),
+                Labels::Results => {
+                    game.territory_marks.is_none()
+                        && known_rules
+                        && recorded_margin(&game).is_some()
+                }
+            };
+            if !wanted {
                 return;
             }
             let a = analyser.analyse(&game, KomiPolicy::Game);
-            let known_rules = rule_set_of(&game.info.rules).is_some();
             let to_move = match game.moves.last() {
                 Some(m) => m.color.other(),
                 None => game.first_player.unwrap_or(Color::Black),
@@ -190,6 +213,68 @@ fn dead_sets(case: &Case, ours: &[Point]) -> (BTreeSet<Point>, BTreeSet<Point>) 
 pub fn is_exact(case: &Case, out: &Outcome) -> bool {
     let (marked, ours) = dead_sets(case, &out.dead);
     marked == ours
+}
+
+/// How one settler's dead stones reproduce the recorded results.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ResultScore {
+    pub games: u64,
+    /// Games whose margin under their own rules is the recorded one.
+    pub agree: u64,
+    /// Games whose winner is the recorded one.
+    pub winner_agree: u64,
+    pub ms_median: f64,
+    pub ms_p99: f64,
+    pub failures: u64,
+}
+
+impl ResultScore {
+    pub fn rate(&self) -> f64 {
+        self.agree as f64 / self.games.max(1) as f64
+    }
+
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "games": self.games,
+            "agree": self.agree,
+            "agree_rate": self.rate(),
+            "winner_agree": self.winner_agree,
+            "ms_median": self.ms_median,
+            "ms_p99": self.ms_p99,
+            "failures": self.failures,
+        })
+    }
+}
+
+/// Black's margin under the case's own rules with `dead` taken off.
+pub fn margin_with(case: &Case, counter: &mut Counter, dead: &[Point]) -> f64 {
+    let counts = counter.count(&case.position, dead);
+    verdict(case.rule_set, &counts, &case.terms).margin
+}
+
+/// Adds up how `outcomes` (one per case, same order) reproduce the
+/// recorded results.
+pub fn score_results(cases: &[Case], outcomes: &[Outcome]) -> ResultScore {
+    let mut s = ResultScore::default();
+    let mut counter = Counter::new();
+    let mut ms: Vec<f64> = Vec::with_capacity(outcomes.len());
+    for (case, out) in cases.iter().zip(outcomes) {
+        let Some(recorded) = case.recorded else {
+            continue;
+        };
+        s.games += 1;
+        if out.error.is_some() {
+            s.failures += 1;
+        }
+        ms.push(out.elapsed.as_secs_f64() * 1e3);
+        let margin = margin_with(case, &mut counter, &out.dead);
+        s.agree += u64::from(margin == recorded);
+        s.winner_agree += u64::from(margin.total_cmp(&0.0) == recorded.total_cmp(&0.0));
+    }
+    ms.sort_by(f64::total_cmp);
+    s.ms_median = percentile(&ms, 0.5);
+    s.ms_p99 = percentile(&ms, 0.99);
+    s
 }
 
 /// Stones two settlers both judge otherwise than the marks: `(dead, alive)`

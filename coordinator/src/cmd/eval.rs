@@ -6,7 +6,143 @@ use anyhow::{bail, Context};
 use verdict_worker::eval::{self, Score};
 use verdict_worker::inputs;
 
-use crate::cli::DeadstonesArgs;
+use crate::cli::{DeadstonesArgs, ResultsArgs};
+
+/// Worker processes for GNU Go: `threads`, or every core when 0.
+fn gnugo_processes(threads: usize) -> usize {
+    if threads == 0 {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    } else {
+        threads
+    }
+}
+
+pub fn results(args: ResultsArgs) -> anyhow::Result<ExitCode> {
+    let found = inputs::discover(&args.inputs);
+    if found.files.is_empty() {
+        bail!("no SGF files found in the given inputs: give .sgf files, collection files or directories holding them");
+    }
+    let cases = eval::collect_labelled(&found.files, args.common.threads, eval::Labels::Results);
+    if cases.is_empty() {
+        bail!("none of the {} files holds an unmarked game with a numeric result (RE[B+3.5]) and rules verdict knows (RU): nothing to check", found.files.len());
+    }
+    let (ours, _) = eval::settle_all(&cases, 0);
+    let verdict_score = eval::score_results(&cases, &ours);
+    let theirs = if args.gnugo {
+        Some(
+            eval::gnugo_all(
+                &cases,
+                &args.gnugo_bin,
+                gnugo_processes(args.common.threads),
+            )
+            .context("running GNU Go beside verdict")?,
+        )
+    } else {
+        None
+    };
+    let gnugo_score = theirs.as_ref().map(|t| eval::score_results(&cases, t));
+    // Per game: the recorded margin, verdict's, and GNU Go's.
+    let mut counter = verdict_rules::score::Counter::new();
+    let margins: Vec<(f64, f64, Option<f64>)> = cases
+        .iter()
+        .enumerate()
+        .map(|(k, case)| {
+            (
+                case.recorded.unwrap_or(f64::NAN),
+                eval::margin_with(case, &mut counter, &ours[k].dead),
+                theirs
+                    .as_ref()
+                    .filter(|t| t[k].error.is_none())
+                    .map(|t| eval::margin_with(case, &mut counter, &t[k].dead)),
+            )
+        })
+        .collect();
+    let only = |ours_right: bool| {
+        margins
+            .iter()
+            .filter(|(r, v, g)| {
+                g.is_some_and(|g| (*v == *r) == ours_right && (g == *r) != ours_right)
+            })
+            .count()
+    };
+    let (verdict_only, gnugo_only) = (only(true), only(false));
+    if args.common.json {
+        let mut out = verdict_score.to_json();
+        if let Some(g) = &gnugo_score {
+            out["gnugo"] = g.to_json();
+            out["verdict_only"] = verdict_only.into();
+            out["gnugo_only"] = gnugo_only.into();
+        }
+        out["misses"] = cases
+            .iter()
+            .zip(&margins)
+            .filter(|(_, (r, v, _))| v != r)
+            .map(|(case, (r, v, g))| {
+                serde_json::json!({
+                    "game": eval::case_name(case),
+                    "recorded": r,
+                    "verdict": v,
+                    "gnugo": g,
+                })
+            })
+            .collect();
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!();
+    print!("  {:<26} {:>10}", "", "verdict");
+    if gnugo_score.is_some() {
+        print!(" {:>10}", "GNU Go");
+    }
+    println!();
+    type Cell = fn(&eval::ResultScore) -> String;
+    let rows: [(&str, Cell); 6] = [
+        ("games", |s| s.games.to_string()),
+        ("results reproduced", |s| s.agree.to_string()),
+        ("rate", |s| format!("{:.2}%", 100.0 * s.rate())),
+        ("winners reproduced", |s| s.winner_agree.to_string()),
+        ("ms per game, median", |s| format!("{:.3}", s.ms_median)),
+        ("ms per game, p99", |s| format!("{:.3}", s.ms_p99)),
+    ];
+    for (name, f) in rows {
+        print!("  {:<26} {:>10}", name, f(&verdict_score));
+        if let Some(g) = &gnugo_score {
+            print!(" {:>10}", f(g));
+        }
+        println!();
+    }
+    if let Some(g) = &gnugo_score {
+        println!("  reproduced by verdict only: {verdict_only}, by GNU Go only: {gnugo_only}");
+        if g.failures > 0 {
+            println!(
+                "  GNU Go refused {} positions (not counted as reproduced)",
+                g.failures
+            );
+        }
+    }
+    let misses: Vec<_> = cases
+        .iter()
+        .zip(&margins)
+        .filter(|(_, (r, v, _))| v != r)
+        .take(args.show_misses)
+        .collect();
+    if !misses.is_empty() {
+        println!("\n  results verdict does not reproduce (Black's margin):");
+        for (case, (r, v, g)) in misses {
+            let gnugo = g.map_or(String::new(), |g| {
+                format!(
+                    ", GNU Go {g:+}{}",
+                    if g == *r { " (reproduced)" } else { "" }
+                )
+            });
+            println!(
+                "    {}  recorded {r:+}, verdict {v:+}{gnugo}",
+                eval::case_name(case)
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
 
 pub fn deadstones(args: DeadstonesArgs) -> anyhow::Result<ExitCode> {
     let found = inputs::discover(&args.inputs);
@@ -44,13 +180,12 @@ pub fn deadstones(args: DeadstonesArgs) -> anyhow::Result<ExitCode> {
         .collect();
     let result_score = eval::score(&cases, &with_result);
     let gnugo = if args.gnugo {
-        let threads = if args.common.threads == 0 {
-            std::thread::available_parallelism().map_or(1, |n| n.get())
-        } else {
-            args.common.threads
-        };
-        let outcomes = eval::gnugo_all(&cases, &args.gnugo_bin, threads)
-            .context("running GNU Go beside verdict")?;
+        let outcomes = eval::gnugo_all(
+            &cases,
+            &args.gnugo_bin,
+            gnugo_processes(args.common.threads),
+        )
+        .context("running GNU Go beside verdict")?;
         Some((eval::score(&cases, &outcomes), outcomes))
     } else {
         None

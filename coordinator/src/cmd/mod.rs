@@ -21,6 +21,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Demo(args) => demo::run(args),
         Command::Synth(args) => synth::run(args),
         Command::Eval(crate::cli::EvalCommand::Deadstones(args)) => eval::deadstones(args),
+        Command::Eval(crate::cli::EvalCommand::Results(args)) => eval::results(args),
         Command::Serve(args) => crate::cluster::serve(args),
         Command::Worker(args) => crate::cluster::worker(args),
         Command::Submit(args) => crate::cluster::submit(args),
