@@ -559,6 +559,31 @@ mod tests {
     }
 
     #[test]
+    fn a_capture_into_a_snapback_proves_nothing() {
+        // Black's b9-c9 are in atari at a9, and Black cannot connect
+        // there: with a8 it would have one liberty, a7. But White taking
+        // the two stones at a9 is left in atari itself (its only liberty
+        // is b9, and a8 is Black's), and Black takes it back at b9: two
+        // given, one returned, not a capture for good.
+        let d = "
+            . X X O .
+            X O O O .
+            . O . . .
+            . . . . .
+            . . . . .";
+        assert!(!dies(d, 1, 0));
+        // With a White stone on a7 instead, a8 is captured with the rest:
+        // the capture at a9 leaves White three liberties, and Black dies.
+        let no_snapback = "
+            . X X O .
+            X O O O .
+            O O . . .
+            . . . . .
+            . . . . .";
+        assert!(dies(no_snapback, 1, 0));
+    }
+
+    #[test]
     fn chains_with_four_liberties_are_not_read() {
         let d = "
             . . . . .
