@@ -147,8 +147,8 @@ impl Command {
             | Command::Run(_)
             | Command::Demo(_)
             | Command::Synth(_) => false,
-            Command::Eval(EvalCommand::Deadstones(args)) => args.gnugo,
-            Command::Eval(EvalCommand::Results(args)) => args.gnugo,
+            Command::Eval(EvalCommand::Deadstones(args)) => args.gnugo.enabled,
+            Command::Eval(EvalCommand::Results(args)) => args.gnugo.enabled,
             _ => true,
         }
     }
@@ -212,6 +212,17 @@ pub enum EvalCommand {
     Results(ResultsArgs),
 }
 
+/// GNU Go beside verdict, on the same positions.
+#[derive(Debug, Args)]
+pub struct GnuGoArgs {
+    /// Also run GNU Go on the same positions.
+    #[arg(long = "gnugo")]
+    pub enabled: bool,
+    /// The GNU Go program.
+    #[arg(long = "gnugo-bin", default_value = "gnugo", value_name = "PATH")]
+    pub program: String,
+}
+
 #[derive(Debug, Args)]
 pub struct ResultsArgs {
     /// SGF files, collection files, directories (searched recursively) or
@@ -219,12 +230,8 @@ pub struct ResultsArgs {
     /// known rules, are used.
     #[arg(required = true, value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
-    /// Also run GNU Go on the same positions.
-    #[arg(long)]
-    pub gnugo: bool,
-    /// The GNU Go program.
-    #[arg(long, default_value = "gnugo", value_name = "PATH")]
-    pub gnugo_bin: String,
+    #[command(flatten)]
+    pub gnugo: GnuGoArgs,
     /// List up to N games verdict does not reproduce, with the recorded
     /// margin and each settler's.
     #[arg(long, default_value_t = 0, value_name = "N")]
@@ -239,12 +246,8 @@ pub struct DeadstonesArgs {
     /// archives; only games with TB/TW marks are used.
     #[arg(required = true, value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
-    /// Also run GNU Go on the same positions.
-    #[arg(long)]
-    pub gnugo: bool,
-    /// The GNU Go program.
-    #[arg(long, default_value = "gnugo", value_name = "PATH")]
-    pub gnugo_bin: String,
+    #[command(flatten)]
+    pub gnugo: GnuGoArgs,
     /// Print the board of up to N games verdict gets wrong: x/o dead for
     /// both; dead by the marks only: # black, @ white; dead by verdict
     /// only: * black, % white.

@@ -28,11 +28,11 @@ pub fn results(args: ResultsArgs) -> anyhow::Result<ExitCode> {
     }
     let (ours, _) = eval::settle_all(&cases, 0);
     let verdict_score = eval::score_results(&cases, &ours);
-    let theirs = if args.gnugo {
+    let theirs = if args.gnugo.enabled {
         Some(
             eval::gnugo_all(
                 &cases,
-                &args.gnugo_bin,
+                &args.gnugo.program,
                 gnugo_processes(args.common.threads),
             )
             .context("running GNU Go beside verdict")?,
@@ -179,10 +179,10 @@ pub fn deadstones(args: DeadstonesArgs) -> anyhow::Result<ExitCode> {
         .map(|(c, &n)| (eval::case_name(c), n))
         .collect();
     let result_score = eval::score(&cases, &with_result);
-    let gnugo = if args.gnugo {
+    let gnugo = if args.gnugo.enabled {
         let outcomes = eval::gnugo_all(
             &cases,
-            &args.gnugo_bin,
+            &args.gnugo.program,
             gnugo_processes(args.common.threads),
         )
         .context("running GNU Go beside verdict")?;
