@@ -211,13 +211,10 @@ pub fn deadstones(args: DeadstonesArgs) -> anyhow::Result<ExitCode> {
                 .map(|d| {
                     let case = &cases[d.case];
                     let size = case.position.size();
-                    let names = |v: &[verdict_rules::Point]| -> Vec<String> {
-                        v.iter().map(|p| p.to_gtp(size)).collect()
-                    };
                     serde_json::json!({
                         "game": eval::case_name(case),
-                        "dead_by_both": names(&d.dead),
-                        "alive_by_both": names(&d.alive),
+                        "dead_by_both": gtp_names(&d.dead, size),
+                        "alive_by_both": gtp_names(&d.alive, size),
                     })
                 })
                 .collect();
@@ -278,6 +275,11 @@ pub fn deadstones(args: DeadstonesArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Points as GTP vertices (`D4`).
+fn gtp_names(points: &[verdict_rules::Point], size: verdict_rules::BoardSize) -> Vec<String> {
+    points.iter().map(|p| p.to_gtp(size)).collect()
+}
+
 /// The games whose marks both settlers dispute, stone by stone, and how
 /// each settler does on the rest.
 fn print_disputes(
@@ -302,12 +304,7 @@ fn print_disputes(
     for d in disputes {
         let case = &cases[d.case];
         let size = case.position.size();
-        let names = |v: &[verdict_rules::Point]| -> String {
-            v.iter()
-                .map(|p| p.to_gtp(size))
-                .collect::<Vec<_>>()
-                .join(" ")
-        };
+        let names = |v: &[verdict_rules::Point]| gtp_names(v, size).join(" ");
         let mut parts = Vec::new();
         if !d.dead.is_empty() {
             parts.push(format!(
