@@ -17,7 +17,7 @@ use verdict_rules::analyse::{
     open_statuses_from_result, recorded_margin, rule_set_of, Analyser, KomiPolicy,
 };
 use verdict_rules::game::Game;
-use verdict_rules::score::{verdict, Counter, Position, RuleSet, Terms, Winner};
+use verdict_rules::score::{verdict, Counter, Position, RuleSet, Terms, Verdict};
 use verdict_rules::settle::{Settlement, Settler};
 use verdict_rules::{Color, Point};
 
@@ -189,16 +189,16 @@ impl Score {
     }
 }
 
-/// The winner under the case's own rules with `dead` removed.
 /// Whether counting `dead` instead of the marked stones changes the winner
 /// under the record's own rules.
 pub fn changes_winner(case: &Case, counter: &mut Counter, dead: &[Point]) -> bool {
-    winner_with(case, counter, &case.marked) != winner_with(case, counter, dead)
+    verdict_with(case, counter, &case.marked).winner != verdict_with(case, counter, dead).winner
 }
 
-fn winner_with(case: &Case, counter: &mut Counter, dead: &[Point]) -> Winner {
+/// The case counted under its own rules with `dead` taken off.
+fn verdict_with(case: &Case, counter: &mut Counter, dead: &[Point]) -> Verdict {
     let counts = counter.count(&case.position, dead);
-    verdict(case.rule_set, &counts, &case.terms).winner
+    verdict(case.rule_set, &counts, &case.terms)
 }
 
 /// The stones the marks call dead and those `ours` does, as sets.
@@ -246,28 +246,37 @@ impl ResultScore {
     }
 }
 
-/// Black's margin under the case's own rules with `dead` taken off.
-pub fn margin_with(case: &Case, counter: &mut Counter, dead: &[Point]) -> f64 {
-    let counts = counter.count(&case.position, dead);
-    verdict(case.rule_set, &counts, &case.terms).margin
+/// Black's margin under each case's own rules with the outcome's dead
+/// stones taken off; `None` where the settler gave no answer.
+pub fn margins(cases: &[Case], outcomes: &[Outcome]) -> Vec<Option<f64>> {
+    let mut counter = Counter::new();
+    cases
+        .iter()
+        .zip(outcomes)
+        .map(|(case, out)| {
+            out.error
+                .is_none()
+                .then(|| verdict_with(case, &mut counter, &out.dead).margin)
+        })
+        .collect()
 }
 
-/// Adds up how `outcomes` (one per case, same order) reproduce the
-/// recorded results.
-pub fn score_results(cases: &[Case], outcomes: &[Outcome]) -> ResultScore {
+/// Adds up how `outcomes` reproduce the recorded results, given their
+/// [`margins`] (one of each per case, same order). A game the settler
+/// failed on reproduces nothing.
+pub fn score_results(cases: &[Case], outcomes: &[Outcome], margins: &[Option<f64>]) -> ResultScore {
     let mut s = ResultScore::default();
-    let mut counter = Counter::new();
     let mut ms: Vec<f64> = Vec::with_capacity(outcomes.len());
-    for (case, out) in cases.iter().zip(outcomes) {
+    for ((case, out), margin) in cases.iter().zip(outcomes).zip(margins) {
         let Some(recorded) = case.recorded else {
             continue;
         };
         s.games += 1;
-        if out.error.is_some() {
-            s.failures += 1;
-        }
         ms.push(out.elapsed.as_secs_f64() * 1e3);
-        let margin = margin_with(case, &mut counter, &out.dead);
+        let Some(margin) = *margin else {
+            s.failures += 1;
+            continue;
+        };
         s.agree += u64::from(margin == recorded);
         s.winner_agree += u64::from(margin.total_cmp(&0.0) == recorded.total_cmp(&0.0));
     }
@@ -373,16 +382,16 @@ fn percentile(sorted: &[f64], q: f64) -> f64 {
 }
 
 /// verdict's settler on every case, one after another on this thread (the
-/// times are one core's): layers 1-4, and the same with layer 5 (the
-/// record's result deciding chains the settler left open, timed together).
-/// `seed` picks the playouts' random sequence ([`Settler::with_seed`]; 0
-/// is what `verdict run` uses).
-pub fn settle_all(cases: &[Case], seed: u64) -> (Vec<Outcome>, Vec<Outcome>) {
+/// times are one core's): layers 1-4, and when `with_result` the same with
+/// layer 5 (the record's result deciding chains the settler left open,
+/// timed together; empty otherwise). `seed` picks the playouts' random
+/// sequence ([`Settler::with_seed`]; 0 is what `verdict run` uses).
+pub fn settle_all(cases: &[Case], seed: u64, with_result: bool) -> (Vec<Outcome>, Vec<Outcome>) {
     let mut settler = Settler::with_seed(seed);
     let mut settlement = Settlement::default();
     let mut counter = Counter::new();
     let mut plain = Vec::with_capacity(cases.len());
-    let mut with_result = Vec::with_capacity(cases.len());
+    let mut layer5 = Vec::with_capacity(if with_result { cases.len() } else { 0 });
     for case in cases {
         let t = Instant::now();
         settler.settle(&case.position, &mut settlement);
@@ -392,11 +401,13 @@ pub fn settle_all(cases: &[Case], seed: u64) -> (Vec<Outcome>, Vec<Outcome>) {
             elapsed,
             error: None,
         });
+        if !with_result {
+            continue;
+        }
         let t = Instant::now();
         let mut dead = settlement.dead.clone();
         if let Some(recorded) = case.recorded {
-            let counts = counter.count(&case.position, &dead);
-            if verdict(case.rule_set, &counts, &case.terms).margin != recorded {
+            if verdict_with(case, &mut counter, &dead).margin != recorded {
                 if let Some(flipped) = open_statuses_from_result(
                     &settlement,
                     &mut counter,
@@ -409,13 +420,13 @@ pub fn settle_all(cases: &[Case], seed: u64) -> (Vec<Outcome>, Vec<Outcome>) {
                 }
             }
         }
-        with_result.push(Outcome {
+        layer5.push(Outcome {
             dead,
             elapsed: elapsed + t.elapsed(),
             error: None,
         });
     }
-    (plain, with_result)
+    (plain, layer5)
 }
 
 /// A GNU Go process spoken to over GTP.

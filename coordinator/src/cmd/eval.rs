@@ -26,8 +26,9 @@ pub fn results(args: ResultsArgs) -> anyhow::Result<ExitCode> {
     if cases.is_empty() {
         bail!("none of the {} files holds an unmarked game with a numeric result (RE[B+3.5]) and rules verdict knows (RU): nothing to check", found.files.len());
     }
-    let (ours, _) = eval::settle_all(&cases, 0);
-    let verdict_score = eval::score_results(&cases, &ours);
+    let (ours, _) = eval::settle_all(&cases, 0, false);
+    let our_margins = eval::margins(&cases, &ours);
+    let verdict_score = eval::score_results(&cases, &ours, &our_margins);
     let theirs = if args.gnugo.enabled {
         Some(
             eval::gnugo_all(
@@ -40,20 +41,20 @@ pub fn results(args: ResultsArgs) -> anyhow::Result<ExitCode> {
     } else {
         None
     };
-    let gnugo_score = theirs.as_ref().map(|t| eval::score_results(&cases, t));
+    let their_margins = theirs.as_ref().map(|t| eval::margins(&cases, t));
+    let gnugo_score = theirs
+        .as_ref()
+        .zip(their_margins.as_ref())
+        .map(|(t, m)| eval::score_results(&cases, t, m));
     // Per game: the recorded margin, verdict's, and GNU Go's.
-    let mut counter = verdict_rules::score::Counter::new();
     let margins: Vec<(f64, f64, Option<f64>)> = cases
         .iter()
         .enumerate()
         .map(|(k, case)| {
             (
                 case.recorded.unwrap_or(f64::NAN),
-                eval::margin_with(case, &mut counter, &ours[k].dead),
-                theirs
-                    .as_ref()
-                    .filter(|t| t[k].error.is_none())
-                    .map(|t| eval::margin_with(case, &mut counter, &t[k].dead)),
+                our_margins[k].unwrap_or(f64::NAN),
+                their_margins.as_ref().and_then(|m| m[k]),
             )
         })
         .collect();
@@ -153,7 +154,7 @@ pub fn deadstones(args: DeadstonesArgs) -> anyhow::Result<ExitCode> {
     if cases.is_empty() {
         bail!("none of the {} files holds a game with TB/TW territory marks on its final node: nothing to compare with", found.files.len());
     }
-    let (ours, with_result) = eval::settle_all(&cases, 0);
+    let (ours, with_result) = eval::settle_all(&cases, 0, true);
     let verdict_score = eval::score(&cases, &ours);
     // Seeds after the first: their totals, and how many seeds got each
     // game exactly right.
@@ -164,7 +165,7 @@ pub fn deadstones(args: DeadstonesArgs) -> anyhow::Result<ExitCode> {
         .collect();
     let seed_scores: Vec<Score> = (1..args.seeds)
         .map(|seed| {
-            let outcomes = eval::settle_all(&cases, seed).0;
+            let outcomes = eval::settle_all(&cases, seed, false).0;
             for ((n, c), o) in exact_seeds.iter_mut().zip(&cases).zip(&outcomes) {
                 *n += u64::from(eval::is_exact(c, o));
             }
