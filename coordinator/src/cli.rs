@@ -123,14 +123,21 @@ pub enum Command {
     ///   verdict submit /data/corpus --out /data/results --wait
     #[command(verbatim_doc_comment)]
     Submit(crate::cluster::args::SubmitArgs),
-    /// List a coordinator's jobs.
+    /// List a coordinator's jobs, newest first.
     Jobs(crate::cluster::args::JobsArgs),
     /// Show one job: shards by state, games, failed shards and why.
     Status(crate::cluster::args::JobArgs),
     /// Follow a job with a progress bar until it ends.
-    Watch(crate::cluster::args::JobArgs),
-    /// Cancel a job: its shards are no longer handed out.
+    ///
+    /// Rides out coordinator restarts: it reconnects with backoff and gives
+    /// up (exit 2) only after --reconnect-for seconds without an answer.
+    #[command(verbatim_doc_comment)]
+    Watch(crate::cluster::args::WatchArgs),
+    /// Cancel a job: its shards are no longer handed out, and nothing it
+    /// wrote is published.
     Cancel(crate::cluster::args::JobArgs),
+    /// Forget an ended job (its published output stays where it is).
+    Delete(crate::cluster::args::JobArgs),
     /// Measure a coordinator's lease cycles per second with simulated workers.
     #[command(hide = true)]
     Loadtest(crate::cluster::args::LoadtestArgs),

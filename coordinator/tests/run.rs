@@ -176,14 +176,35 @@ fn output_is_the_same_on_one_and_two_threads_and_dedup_drops_copies() {
         std::fs::read(two.join("summary.json")).unwrap()
     );
 
-    // The same directory given twice: every game appears twice, and --dedup
-    // keeps one of each (skipped rows have no hash and are all kept).
-    let dup = out_dir("dup");
+    // The same directory given twice is read once.
+    let twice = out_dir("twice");
     let s = input.to_str().unwrap();
-    run(&["run", s, s, "--out", dup.to_str().unwrap(), "--dedup"]);
+    run(&["run", s, s, "--out", twice.to_str().unwrap()]);
+    let rows: usize = read_rows(&twice).iter().map(|b| b.num_rows()).sum();
+    assert_eq!(rows, 11);
+    // A copy of it is other files with the same games: every game appears
+    // twice, and --dedup keeps one of each (skipped rows have no hash and
+    // are all kept).
+    let copy = out_dir("copy");
+    std::fs::create_dir_all(&copy).unwrap();
+    for e in std::fs::read_dir(&input).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_file() {
+            std::fs::copy(&p, copy.join(p.file_name().unwrap())).unwrap();
+        }
+    }
+    let dup = out_dir("dup");
+    run(&[
+        "run",
+        s,
+        copy.to_str().unwrap(),
+        "--out",
+        dup.to_str().unwrap(),
+        "--dedup",
+    ]);
     let rows: usize = read_rows(&dup).iter().map(|b| b.num_rows()).sum();
     assert_eq!(rows, 11 + 2);
-    for d in [one, two, dup] {
+    for d in [one, two, twice, copy, dup] {
         std::fs::remove_dir_all(d).unwrap();
     }
 }

@@ -16,8 +16,10 @@ use verdict_worker::shard::ShardFile;
 use verdict_worker::summary::{Summary, Tally};
 
 /// Bumped when workers and coordinators of different builds must not talk
-/// (a change in what a field means, not a field added).
-pub const PROTOCOL_VERSION: u32 = 1;
+/// (a change in what a field means, not a field added). Version 2: parts are
+/// written into the job's staging folder under the lease's name
+/// (`Lease.staging`), not into `out/games`.
+pub const PROTOCOL_VERSION: u32 = 2;
 
 /// Generated code of the `verdict.v1` package.
 pub mod v1 {
@@ -171,6 +173,12 @@ impl From<&ShardFile> for v1::ShardFile {
                 first: r.start,
                 last: r.end,
             }),
+            real: f
+                .file
+                .real
+                .as_ref()
+                .map(|r| r.display().to_string())
+                .unwrap_or_default(),
         }
     }
 }
@@ -194,6 +202,7 @@ impl TryFrom<&v1::ShardFile> for ShardFile {
                 path: PathBuf::from(&f.path),
                 len: f.len,
                 root: PathBuf::from(&f.root),
+                real: (!f.real.is_empty()).then(|| PathBuf::from(&f.real)),
             },
             range,
         })

@@ -128,6 +128,21 @@ pub fn read_archive(
         path: path.to_path_buf(),
         source,
     })?;
+    read_archive_file(file, path, kind, max_member_bytes, on_member, on_skipped)
+}
+
+/// [`read_archive`] of a file already open (`path` names it in messages).
+///
+/// # Errors
+/// As [`read_archive`].
+pub fn read_archive_file(
+    file: File,
+    path: &Path,
+    kind: ArchiveKind,
+    max_member_bytes: u64,
+    on_member: &mut dyn FnMut(Member) -> ControlFlow<()>,
+    on_skipped: &mut dyn FnMut(&str, &str),
+) -> Result<(), ArchiveError> {
     let mut ctx = Ctx {
         path,
         kind,

@@ -1,6 +1,18 @@
 //! From command-line paths to the files a run reads.
+//!
+//! Folders are walked in sorted order (runs are reproducible), following
+//! links, but every folder and file is read once: a link back to a folder
+//! being walked (a loop) or to one already walked, and a second name for a
+//! file already listed, are left aside with the reason, so that a folder
+//! with two links to itself ends instead of growing forever.
 
+use std::collections::HashMap;
+use std::fs::File;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+
+/// Folders nested deeper than this under an input are not searched.
+pub const MAX_DEPTH: usize = 256;
 
 /// One file to read, with the name it is reported under.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -9,6 +21,23 @@ pub struct InputFile {
     pub len: u64,
     /// The path given on the command line this file was found under.
     pub root: PathBuf,
+    /// Where to open it, when it must be opened without following any
+    /// link (a cluster shard: the coordinator resolved and checked this
+    /// path against its allowed roots). `None` opens `path` as it is.
+    pub real: Option<PathBuf>,
+}
+
+impl InputFile {
+    /// Opens the file for reading: `real` with no link followed, else `path`.
+    ///
+    /// # Errors
+    /// Missing, unreadable, or (for `real`) reached through a link.
+    pub fn open(&self) -> std::io::Result<File> {
+        match &self.real {
+            Some(real) => crate::confined::open_file(real),
+            None => File::open(&self.path),
+        }
+    }
 }
 
 /// A path given by the user, or found under one, that will not be read.
@@ -16,6 +45,8 @@ pub struct InputFile {
 pub struct Unread {
     pub path: PathBuf,
     pub reason: String,
+    /// A second name for a file or folder already read: not an error.
+    pub duplicate: bool,
 }
 
 /// Files to read and paths left aside, both in a stable order.
@@ -45,21 +76,28 @@ pub fn is_sgf_name(path: &Path) -> bool {
         .is_some_and(|e| e.eq_ignore_ascii_case("sgf"))
 }
 
+/// Files and folders already seen, by device and inode, with the path
+/// they were first seen under.
+type Seen = HashMap<(u64, u64), PathBuf>;
+
 /// Expands `paths`: files as given, directories recursively (SGF files only,
-/// in sorted order so that runs are reproducible). Missing paths and other
-/// files found in directories are listed in [`Inputs::unread`], never fatal.
+/// in sorted order so that runs are reproducible). Missing paths, other
+/// files found in directories, loops and second names of what was already
+/// listed are in [`Inputs::unread`], never fatal.
 pub fn discover<P: AsRef<Path>>(paths: &[P]) -> Inputs {
     let mut inputs = Inputs::default();
+    let mut seen = Seen::new();
     for path in paths {
         let path = path.as_ref();
         match std::fs::metadata(path) {
             Err(e) => inputs.unread.push(Unread {
                 path: path.to_path_buf(),
                 reason: e.to_string(),
+                duplicate: false,
             }),
             Ok(meta) if meta.is_dir() => {
                 let first = inputs.files.len();
-                walk(path, &mut inputs);
+                walk(path, &meta, &mut inputs, &mut seen);
                 for f in &mut inputs.files[first..] {
                     f.root = path.to_path_buf();
                 }
@@ -67,26 +105,57 @@ pub fn discover<P: AsRef<Path>>(paths: &[P]) -> Inputs {
                 // subdirectories interleave as a file manager lists them.
                 inputs.files[first..].sort_by(|a, b| a.path.cmp(&b.path));
             }
-            Ok(meta) => inputs.files.push(InputFile {
-                path: path.to_path_buf(),
-                len: meta.len(),
-                root: path.to_path_buf(),
-            }),
+            Ok(meta) => {
+                if let Some(unread) = once(&mut seen, path, &meta) {
+                    inputs.unread.push(unread);
+                    continue;
+                }
+                inputs.files.push(InputFile {
+                    path: path.to_path_buf(),
+                    len: meta.len(),
+                    root: path.to_path_buf(),
+                    real: None,
+                });
+            }
         }
     }
     inputs
 }
 
-/// Iterative depth-first walk (directories nest arbitrarily deep).
-fn walk(root: &Path, inputs: &mut Inputs) {
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
+/// Records `path` as seen; if it was seen before (under another name, or
+/// the same one given twice), why it is not read again.
+fn once(seen: &mut Seen, path: &Path, meta: &std::fs::Metadata) -> Option<Unread> {
+    match seen.entry((meta.dev(), meta.ino())) {
+        std::collections::hash_map::Entry::Occupied(first) => Some(Unread {
+            path: path.to_path_buf(),
+            reason: format!("already read as {}", first.get().display()),
+            duplicate: true,
+        }),
+        std::collections::hash_map::Entry::Vacant(v) => {
+            v.insert(path.to_path_buf());
+            None
+        }
+    }
+}
+
+/// Iterative depth-first walk, each folder once, at most [`MAX_DEPTH`] deep.
+fn walk(root: &Path, meta: &std::fs::Metadata, inputs: &mut Inputs, seen: &mut Seen) {
+    if let Some(unread) = once(seen, root, meta) {
+        inputs.unread.push(unread);
+        return;
+    }
+    // Each folder with the folders it was reached through, to tell a loop
+    // (a link back to one of them) from a second way to a folder walked.
+    let mut stack: Vec<(PathBuf, Vec<(u64, u64)>)> =
+        vec![(root.to_path_buf(), vec![(meta.dev(), meta.ino())])];
+    while let Some((dir, parents)) = stack.pop() {
         let entries = match std::fs::read_dir(&dir) {
             Ok(entries) => entries,
             Err(e) => {
                 inputs.unread.push(Unread {
                     path: dir,
                     reason: e.to_string(),
+                    duplicate: false,
                 });
                 continue;
             }
@@ -95,21 +164,56 @@ fn walk(root: &Path, inputs: &mut Inputs) {
         names.sort();
         let mut subdirs = Vec::new();
         for path in names {
-            match std::fs::metadata(&path) {
-                Ok(meta) if meta.is_dir() => subdirs.push(path),
-                Ok(meta) if is_input_name(&path) => inputs.files.push(InputFile {
+            let meta = match std::fs::metadata(&path) {
+                Ok(meta) => meta,
+                Err(e) => {
+                    inputs.unread.push(Unread {
+                        path,
+                        reason: e.to_string(),
+                        duplicate: false,
+                    });
+                    continue;
+                }
+            };
+            let id = (meta.dev(), meta.ino());
+            if meta.is_dir() {
+                if let Some(i) = parents.iter().position(|p| *p == id) {
+                    let back = parents.len() - i;
+                    inputs.unread.push(Unread {
+                        path,
+                        reason: format!(
+                            "a link back to the folder {back} level(s) up: a loop, not searched"
+                        ),
+                        duplicate: false,
+                    });
+                } else if parents.len() >= MAX_DEPTH {
+                    inputs.unread.push(Unread {
+                        path,
+                        reason: format!("nested deeper than {MAX_DEPTH} folders: not searched"),
+                        duplicate: false,
+                    });
+                } else if let Some(unread) = once(seen, &path, &meta) {
+                    inputs.unread.push(unread);
+                } else {
+                    let mut chain = parents.clone();
+                    chain.push(id);
+                    subdirs.push((path, chain));
+                }
+            } else if !is_input_name(&path) {
+                inputs.unread.push(Unread {
+                    path,
+                    reason: "not an .sgf file or a known archive".to_string(),
+                    duplicate: false,
+                });
+            } else if let Some(unread) = once(seen, &path, &meta) {
+                inputs.unread.push(unread);
+            } else {
+                inputs.files.push(InputFile {
                     path,
                     len: meta.len(),
                     root: PathBuf::new(),
-                }),
-                Ok(_) => inputs.unread.push(Unread {
-                    path,
-                    reason: "not an .sgf file or a known archive".to_string(),
-                }),
-                Err(e) => inputs.unread.push(Unread {
-                    path,
-                    reason: e.to_string(),
-                }),
+                    real: None,
+                });
             }
         }
         // Reverse so that the stack pops subdirectories in sorted order.
@@ -147,6 +251,57 @@ mod tests {
         assert_eq!(inputs.unread.len(), 2);
         assert!(inputs.unread[0].path.ends_with("notes.txt"));
         assert!(inputs.unread[1].path.ends_with("missing.sgf"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Two links from a folder to itself made `discover` walk forever
+    /// (each level doubling the paths); now each is a loop, listed once.
+    #[test]
+    fn loops_end_and_everything_is_read_once() {
+        use std::os::unix::fs::symlink;
+        let dir = std::env::temp_dir().join(format!("verdict-inputs-loop-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("in/sub")).unwrap();
+        std::fs::write(dir.join("in/a.sgf"), "(;)").unwrap();
+        std::fs::write(dir.join("in/sub/b.sgf"), "(;)").unwrap();
+        symlink(dir.join("in"), dir.join("in/sub/up")).unwrap();
+        symlink(dir.join("in"), dir.join("in/self")).unwrap();
+        symlink(dir.join("in/sub"), dir.join("side")).unwrap();
+        symlink(dir.join("in/a.sgf"), dir.join("in/sub/alias.sgf")).unwrap();
+        let inputs = discover(&[dir.join("in"), dir.join("side"), dir.join("in/a.sgf")]);
+        let files: Vec<_> = inputs.files.iter().map(|f| f.path.clone()).collect();
+        assert_eq!(files, [dir.join("in/a.sgf"), dir.join("in/sub/b.sgf")]);
+        let why: Vec<(String, String)> = inputs
+            .unread
+            .iter()
+            .map(|u| {
+                (
+                    u.path.strip_prefix(&dir).unwrap().display().to_string(),
+                    u.reason.clone(),
+                )
+            })
+            .collect();
+        assert_eq!(why.len(), 5, "{why:?}");
+        assert!(
+            why[0].0 == "in/self" && why[0].1.contains("loop"),
+            "{why:?}"
+        );
+        assert!(
+            why[1].0 == "in/sub/alias.sgf" && why[1].1.contains("already read as"),
+            "{why:?}"
+        );
+        assert!(
+            why[2].0 == "in/sub/up" && why[2].1.contains("2 level(s) up"),
+            "{why:?}"
+        );
+        assert!(
+            why[3].0 == "side" && why[3].1.contains("already read as"),
+            "{why:?}"
+        );
+        assert!(
+            why[4].0 == "in/a.sgf" && why[4].1.contains("already read as"),
+            "{why:?}"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

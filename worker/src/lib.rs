@@ -14,16 +14,23 @@
 //!   the record's own result ([`check::CheckStats`]); [`eval`] measures the
 //!   dead-stone settler against players' marks (and GNU Go).
 //!
+//! - [`confined`] opens folders once and works inside them by handle, never
+//!   following a symbolic link; [`publish`] is the output folder's layout and
+//!   how a finished run replaces the previous one in one step.
+//!
 //! One bad file never stops a run: unreadable files and unreadable games are
 //! counted with a reason, like ripgrep reports a file and carries on.
 #![warn(missing_debug_implementations)]
 
 pub mod archive;
 pub mod check;
+pub mod confined;
 pub mod drive;
 pub mod eval;
+pub mod ids;
 pub mod inputs;
 pub mod parquet_out;
+pub mod publish;
 pub mod replay;
 pub mod row;
 pub mod run;

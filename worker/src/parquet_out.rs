@@ -1,8 +1,8 @@
-//! Rows to Parquet: one file per part, written under a temporary name and
-//! renamed when complete, so a reader never sees half a file.
+//! Rows to Parquet: one file per part, written whole or not at all into a
+//! folder opened by handle ([`Dir::write_atomic`]), so a reader never sees
+//! half a file and a symbolic link in its place is replaced, not followed.
 
 use std::fs::File;
-use std::path::Path;
 use std::sync::Arc;
 
 use arrow_array::builder::{BooleanBuilder, Float64Builder, Int64Builder, StringBuilder};
@@ -12,17 +12,16 @@ use parquet::arrow::ArrowWriter;
 use parquet::basic::Compression;
 use parquet::file::metadata::KeyValue;
 use parquet::file::properties::WriterProperties;
+use parquet::file::reader::{FileReader, SerializedFileReader};
 
+use crate::confined::Dir;
 use crate::row::{Cell, Kind};
 
 /// Why a Parquet file could not be written.
 #[derive(Debug, thiserror::Error)]
 pub enum WriteError {
-    #[error("cannot write {path}: {source}")]
-    Io {
-        path: String,
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
     #[error("cannot encode {path} as Parquet: {source}")]
     Parquet {
         path: String,
@@ -42,18 +41,23 @@ enum Builder {
     Bool(BooleanBuilder),
 }
 
-/// Writes `rows` (each a list of cells in `columns` order) to `path`, with
-/// the schema version in the file's key-value metadata.
+/// Writes `rows` (each a list of cells in `columns` order) as `name` in
+/// `dir`, with the schema version in the file's key-value metadata, and
+/// returns how many rows it wrote.
+///
+/// # Errors
+/// The file system's refusal, or rows Arrow cannot hold.
 pub fn write_table<'a, I>(
-    path: &Path,
+    dir: &Dir,
+    name: &str,
     columns: &[(String, Kind)],
     rows: I,
     version: &str,
-) -> Result<(), WriteError>
+) -> Result<u64, WriteError>
 where
     I: IntoIterator<Item = Vec<Cell<'a>>>,
 {
-    let name = path.display().to_string();
+    let name_shown = dir.path().join(name).display().to_string();
     let fields: Vec<Field> = columns
         .iter()
         .map(|(n, k)| {
@@ -101,7 +105,7 @@ where
         .collect();
     let batch =
         RecordBatch::try_new(schema.clone(), arrays).map_err(|source| WriteError::Arrow {
-            path: name.clone(),
+            path: name_shown.clone(),
             source,
         })?;
     let props = WriterProperties::builder()
@@ -111,24 +115,24 @@ where
             version.to_string(),
         )]))
         .build();
-    // A name of its own per writer: two workers re-running the same shard
-    // (a lapsed lease) never write into one temporary file; the last rename
-    // wins, and both wrote the same rows.
-    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let tmp = path.with_extension(format!("parquet.{}-{n}.tmp", std::process::id()));
-    let io = |source| WriteError::Io {
-        path: name.clone(),
-        source,
-    };
-    let file = File::create(&tmp).map_err(io)?;
     let pq = |source| WriteError::Parquet {
-        path: name.clone(),
+        path: name_shown.clone(),
         source,
     };
-    let mut writer = ArrowWriter::try_new(file, schema, Some(props)).map_err(pq)?;
-    writer.write(&batch).map_err(pq)?;
-    writer.close().map_err(pq)?;
-    std::fs::rename(&tmp, path).map_err(io)?;
-    Ok(())
+    let rows = batch.num_rows() as u64;
+    dir.write_atomic(name, |file: File| {
+        let mut writer = ArrowWriter::try_new(file, schema, Some(props)).map_err(pq)?;
+        writer.write(&batch).map_err(pq)?;
+        let file = writer.into_inner().map_err(pq)?;
+        Ok((rows, file))
+    })
+}
+
+/// The number of rows a Parquet file says it holds (read from its footer).
+///
+/// # Errors
+/// Not a Parquet file, or a damaged one.
+pub fn rows_in(file: File) -> Result<u64, parquet::errors::ParquetError> {
+    let reader = SerializedFileReader::new(file)?;
+    Ok(reader.metadata().file_metadata().num_rows().max(0) as u64)
 }

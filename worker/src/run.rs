@@ -8,6 +8,7 @@
 use std::collections::HashSet;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
@@ -16,10 +17,12 @@ use verdict_rules::game::{Game, SkipReason};
 use verdict_rules::score::RuleSet;
 use verdict_rules::sgf::{Reader, SgfGame};
 
-use crate::archive::{read_archive, ArchiveKind};
+use crate::archive::{read_archive_file, ArchiveError, ArchiveKind};
 use crate::drive::{read_games, Item};
+use crate::ids::random_u64;
 use crate::inputs::InputFile;
 use crate::parquet_out::{write_table, WriteError};
+use crate::publish::{part_name, OutError, Staging};
 use crate::row::{columns, GameRow, SCHEMA_VERSION};
 use crate::summary::Summary;
 
@@ -92,11 +95,8 @@ pub enum RunError {
     },
     #[error(transparent)]
     Write(#[from] WriteError),
-    #[error("cannot write {path}: {source}")]
-    Io {
-        path: String,
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Out(#[from] OutError),
 }
 
 /// What a finished run reports.
@@ -125,27 +125,37 @@ pub const BIG_FILE_BYTES: u64 = 64 << 20;
 /// loaded: no real SGF collection comes near it.
 pub const MAX_MEMBER_BYTES: u64 = 256 << 20;
 
-/// Rows of the games in one SGF text; with `range`, only the games whose
-/// index is in it (a collection split across shards), and the file-level
-/// rows (no game, unreadable) only in the range that starts at game 0.
+/// Which games of a file are analysed.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Keep<'a> {
+    /// Only the games whose index is in it (a collection split across
+    /// shards); the file-level rows (no game, unreadable) belong to the
+    /// range that starts at game 0.
+    pub(crate) range: Option<&'a Range<u64>>,
+    /// Once set, no further game is analysed (a shard whose lease is gone).
+    pub(crate) stop: Option<&'a AtomicBool>,
+}
+
+/// Rows of the games in one SGF text that `keep` keeps.
 #[allow(clippy::too_many_arguments)]
 fn rows_of_bytes(
     source: &str,
     input: &str,
     path: &Path,
     bytes: &[u8],
-    range: Option<&Range<u64>>,
+    keep: Keep<'_>,
     analyser: &mut Analyser,
     options: &RunOptions,
     rows: &mut Vec<GameRow>,
 ) {
-    let in_range = |index: usize| range.is_none_or(|r| r.contains(&(index as u64)));
+    let in_range = |index: usize| keep.range.is_none_or(|r| r.contains(&(index as u64)));
+    let stopped = || keep.stop.is_some_and(|s| s.load(Ordering::Relaxed));
     read_games(
         path,
         bytes,
         &mut Default::default(),
         &mut |item| match item {
-            Item::Game { index, .. } if !in_range(index) => {}
+            Item::Game { index, .. } if !in_range(index) || stopped() => {}
             Item::NoGame { .. } | Item::Unreadable { .. } if !in_range(0) => {}
             Item::Game {
                 index, sgf, bytes, ..
@@ -197,7 +207,7 @@ fn stream_big_file(
 ) -> Result<(), std::io::Error> {
     let source = file.path.display().to_string();
     let input = file.root.display().to_string();
-    let handle = std::fs::File::open(&file.path)?;
+    let handle = file.open()?;
     // SAFETY: the map is read only; a file changed by another process while
     // it is read could show torn bytes, which the SGF reader tolerates like
     // any damaged input (it never trusts the bytes).
@@ -264,11 +274,11 @@ pub(crate) struct FileRows {
 }
 
 /// Rows of one file (or of every SGF member of an archive, named
-/// `archive!/member`), and the time spent reading and analysing. `range`
-/// keeps only some games of a plain file (archives are never split).
+/// `archive!/member`), and the time spent reading and analysing. `keep`'s
+/// range applies to plain files only (archives are never split).
 pub(crate) fn rows_of_file(
     file: &InputFile,
-    range: Option<&Range<u64>>,
+    keep: Keep<'_>,
     analyser: &mut Analyser,
     options: &RunOptions,
 ) -> FileRows {
@@ -279,26 +289,38 @@ pub(crate) fn rows_of_file(
     if let Some(kind) = ArchiveKind::of_path(&file.path) {
         let mut rows = Vec::new();
         let mut not_read = Vec::new();
-        let result = read_archive(
-            &file.path,
-            kind,
-            MAX_MEMBER_BYTES,
-            &mut |member| {
-                let name = format!("{source}!/{}", member.name);
-                rows_of_bytes(
-                    &name,
-                    &input,
-                    &file.path,
-                    &member.bytes,
-                    None,
-                    analyser,
-                    options,
-                    &mut rows,
-                );
-                std::ops::ControlFlow::Continue(())
-            },
-            &mut |name, reason| not_read.push((format!("{source}!/{name}"), reason.to_string())),
-        );
+        let opened = file.open().map_err(|source| ArchiveError::Open {
+            path: file.path.clone(),
+            source,
+        });
+        let result = opened.and_then(|handle| {
+            read_archive_file(
+                handle,
+                &file.path,
+                kind,
+                MAX_MEMBER_BYTES,
+                &mut |member| {
+                    let name = format!("{source}!/{}", member.name);
+                    rows_of_bytes(
+                        &name,
+                        &input,
+                        &file.path,
+                        &member.bytes,
+                        Keep {
+                            range: None,
+                            ..keep
+                        },
+                        analyser,
+                        options,
+                        &mut rows,
+                    );
+                    std::ops::ControlFlow::Continue(())
+                },
+                &mut |name, reason| {
+                    not_read.push((format!("{source}!/{name}"), reason.to_string()))
+                },
+            )
+        });
         if let Err(e) = result {
             // What was read before the damage stays; the archive itself gets
             // a row saying it could not be read to the end.
@@ -310,11 +332,15 @@ pub(crate) fn rows_of_file(
         out.analyse_time = t0.elapsed();
         return out;
     }
-    let read = std::fs::read(&file.path);
+    let read = file.open().and_then(|mut f| {
+        let mut bytes = Vec::with_capacity(file.len as usize);
+        std::io::Read::read_to_end(&mut f, &mut bytes)?;
+        Ok(bytes)
+    });
     out.read_time = t0.elapsed();
     match read {
         Err(e) => {
-            if range.is_none_or(|r| r.start == 0) {
+            if keep.range.is_none_or(|r| r.start == 0) {
                 out.rows
                     .push(GameRow::skipped(&source, &input, 0, SkipReason::Unreadable));
             }
@@ -325,7 +351,7 @@ pub(crate) fn rows_of_file(
             &input,
             &file.path,
             &bytes,
-            range,
+            keep,
             analyser,
             options,
             &mut out.rows,
@@ -335,44 +361,103 @@ pub(crate) fn rows_of_file(
     out
 }
 
-/// Runs the analysis over `files`, writing parts, `summary.json` and
-/// `summary.parquet` under `options.out`.
+/// Runs the analysis over `files` and publishes its parts, `summary.json`,
+/// `summary.parquet` and `_SUCCESS` under `options.out` ([`crate::publish`]):
+/// the folder's previous output stays whole until this run's replaces it.
+///
+/// # Errors
+/// The output folder cannot be used, or a part cannot be written; what was
+/// published before is then left as it was.
 pub fn run(
     files: &[InputFile],
     options: &RunOptions,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<RunReport, RunError> {
     let start = Instant::now();
-    let games_dir = options.out.join("games");
-    std::fs::create_dir_all(&games_dir).map_err(|source| RunError::CreateOut {
-        path: games_dir.display().to_string(),
+    let started_unix = unix_now();
+    let out = crate::confined::resolve(&options.out).map_err(|source| RunError::CreateOut {
+        path: options.out.display().to_string(),
         source,
     })?;
-    // A re-run into the same folder replaces its parts, never mixes in old ones.
-    if let Ok(entries) = std::fs::read_dir(&games_dir) {
-        for e in entries.flatten() {
-            if e.path()
-                .extension()
-                .is_some_and(|x| x == "parquet" || x == "tmp")
-            {
-                let _ = std::fs::remove_file(e.path());
-            }
+    let name = format!("run-{}-{:016x}", std::process::id(), random_u64());
+    let staging = Staging::open(&out, &name)?;
+    let analysed = analyse_into(&staging, files, options, progress, start);
+    let (mut report, parts) = match analysed {
+        Ok(done) => done,
+        Err(e) => {
+            let _ = staging.discard();
+            return Err(e);
         }
-    }
+    };
+    let t_write = Instant::now();
+    let mut manifest = serde_json::Map::new();
+    manifest.insert("kind".into(), "run".into());
+    manifest.insert("verdict_version".into(), env!("CARGO_PKG_VERSION").into());
+    manifest.insert("started_unix".into(), started_unix.into());
+    manifest.insert("published_unix".into(), unix_now().into());
+    manifest.insert("options".into(), options_json(options));
+    manifest.insert("input_files".into(), files.len().into());
+    staging.publish(&[], &parts, &report.summary, SCHEMA_VERSION, manifest)?;
+    report.write_time += t_write.elapsed();
+    report.parts = parts
+        .iter()
+        .map(|(n, _)| out.join(crate::publish::GAMES).join(n))
+        .collect();
+    report.elapsed = start.elapsed();
+    Ok(report)
+}
+
+fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// The options a run was made with, for its manifest.
+pub fn options_json(options: &RunOptions) -> serde_json::Value {
+    serde_json::json!({
+        "komi": match options.komi {
+            KomiPolicy::Game => serde_json::Value::from("game"),
+            KomiPolicy::Fixed(k) => k.into(),
+        },
+        "komi_sweep": options.komi_sweep,
+        "rules": options.rules.iter().map(|r| r.id()).collect::<Vec<_>>(),
+        "include_unfinished": options.include_unfinished,
+        "all_pairs": options.all_pairs,
+        "settle_with_result": options.settle_with_result,
+        "limit": options.limit,
+        "dedup": options.dedup,
+    })
+}
+
+/// The analysis of [`run`], writing parts into `staging`'s `games` folder;
+/// returns the report and the parts with their row counts.
+fn analyse_into(
+    staging: &Staging,
+    files: &[InputFile],
+    options: &RunOptions,
+    progress: &mut dyn FnMut(Progress),
+    start: Instant,
+) -> Result<(RunReport, Vec<(String, u64)>), RunError> {
+    let games_dir = staging.games().map_err(|source| RunError::CreateOut {
+        path: staging.path().display().to_string(),
+        source,
+    })?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(options.threads)
         .build()
         .expect("building a thread pool");
     // Parts are written on a thread of their own, one chunk behind the
     // analysis, so encoding Parquet overlaps analysing the next chunk.
-    let (to_writer, parts_in) = std::sync::mpsc::sync_channel::<(PathBuf, Vec<GameRow>)>(1);
+    let (to_writer, parts_in) = std::sync::mpsc::sync_channel::<(String, Vec<GameRow>)>(1);
     let writer = std::thread::spawn(move || -> Result<Duration, WriteError> {
         let cols = columns();
         let mut busy = Duration::ZERO;
-        for (path, rows) in parts_in {
+        for (name, rows) in parts_in {
             let t = Instant::now();
             write_table(
-                &path,
+                &games_dir,
+                &name,
                 &cols,
                 rows.iter().map(GameRow::cells),
                 SCHEMA_VERSION,
@@ -385,20 +470,19 @@ pub fn run(
     summary.sweep = options.komi_sweep.clone();
     let mut seen: HashSet<String> = HashSet::new();
     let mut duplicates = 0;
-    let mut parts = Vec::new();
+    let mut parts: Vec<(String, u64)> = Vec::new();
     let bytes_total: u64 = files.iter().map(|f| f.len).sum();
     let mut bytes_done = 0;
     let mut files_done = 0;
     let mut not_read = Vec::new();
     let (mut read_time, mut analyse_time, mut write_time) =
         (Duration::ZERO, Duration::ZERO, Duration::ZERO);
-    let mut part_no = 0;
     let writer_failed = std::cell::Cell::new(false);
     // Adds a batch of rows (in input order) to the summary and sends them to
     // the writer as one part; false once the run should stop.
     let mut emit = |rows: Vec<GameRow>,
                     summary: &mut Summary,
-                    parts: &mut Vec<PathBuf>,
+                    parts: &mut Vec<(String, u64)>,
                     duplicates: &mut u64|
      -> bool {
         let mut kept: Vec<GameRow> = Vec::with_capacity(rows.len());
@@ -419,10 +503,9 @@ pub fn run(
             kept.push(row);
         }
         if !kept.is_empty() {
-            let path = games_dir.join(format!("part-{part_no:05}.parquet"));
-            part_no += 1;
-            parts.push(path.clone());
-            if to_writer.send((path, kept)).is_err() {
+            let name = part_name(parts.len() as u32);
+            parts.push((name.clone(), kept.len() as u64));
+            if to_writer.send((name, kept)).is_err() {
                 // The writer stopped on an error: it is reported below.
                 writer_failed.set(true);
                 return false;
@@ -463,7 +546,7 @@ pub fn run(
                         .par_iter()
                         .map_init(
                             || Analyser::new().use_record_result(options.settle_with_result),
-                            |analyser, file| rows_of_file(file, None, analyser, options),
+                            |analyser, file| rows_of_file(file, Keep::default(), analyser, options),
                         )
                         .collect()
                 });
@@ -495,20 +578,20 @@ pub fn run(
     write_time += writer
         .join()
         .expect("the Parquet writer thread does not panic")?;
-    let t_write = Instant::now();
-    write_summary(&options.out, &summary)?;
-    write_time += t_write.elapsed();
-    Ok(RunReport {
-        read_time,
-        analyse_time,
-        write_time,
-        not_read,
-        summary,
+    Ok((
+        RunReport {
+            read_time,
+            analyse_time,
+            write_time,
+            not_read,
+            summary,
+            parts: Vec::new(),
+            duplicates,
+            elapsed: start.elapsed(),
+            threads: pool.current_num_threads(),
+        },
         parts,
-        duplicates,
-        elapsed: start.elapsed(),
-        threads: pool.current_num_threads(),
-    })
+    ))
 }
 
 /// A unit of work: a chunk of small files analysed together, or one big
@@ -543,24 +626,6 @@ fn units<'a>(files: &'a [InputFile], options: &RunOptions) -> Vec<Unit<'a>> {
             .map(Unit::Files),
     );
     out
-}
-
-/// Writes `summary.json` and `summary.parquet` into `out` (a local run's, or
-/// a distributed job's merged from its shards).
-pub fn write_summary(out: &Path, summary: &Summary) -> Result<(), RunError> {
-    let json = summary.to_json(SCHEMA_VERSION);
-    let path = out.join("summary.json");
-    std::fs::write(
-        &path,
-        serde_json::to_vec_pretty(&json).expect("JSON of plain values"),
-    )
-    .map_err(|source| RunError::Io {
-        path: path.display().to_string(),
-        source,
-    })?;
-    let (cols, rows) = summary.table();
-    write_table(&out.join("summary.parquet"), &cols, rows, SCHEMA_VERSION)?;
-    Ok(())
 }
 
 #[cfg(test)]

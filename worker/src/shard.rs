@@ -1,24 +1,28 @@
 //! One shard of a distributed job: some files (or a game range of one large
 //! collection file), analysed exactly as `verdict run` analyses them, written
-//! as `games/part-<shard>.parquet`, with the shard's summary returned for the
-//! coordinator to add up.
+//! as one part file into the job's staging folder, with the shard's summary
+//! returned for the coordinator to add up.
 //!
 //! The rows are the ones `verdict run` writes for the same games (same
 //! `source`, `input`, `index`, `game_hash`), so a job's rows are the rows of a
-//! local run, whatever the shard boundaries. Writing under a temporary name
-//! and renaming makes a re-run shard replace its own file, never add to it.
+//! local run, whatever the shard boundaries. The part is named for the
+//! lease ([`crate::publish::staged_part_name`]): two attempts at a shard
+//! never write one file, and the coordinator publishes only the part of the
+//! lease it accepted. The staging folder must exist: a worker never creates
+//! it, so one that comes back after its job was cancelled writes nothing.
 
 use std::ops::Range;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use rayon::prelude::*;
 use verdict_rules::analyse::Analyser;
 
+use crate::confined::Dir;
 use crate::inputs::InputFile;
 use crate::parquet_out::{write_table, WriteError};
 use crate::row::{columns, GameRow, SCHEMA_VERSION};
-use crate::run::{rows_of_file, FileRows, RunOptions};
+use crate::run::{rows_of_file, FileRows, Keep, RunOptions};
 use crate::summary::Summary;
 
 /// One file of a shard.
@@ -30,11 +34,22 @@ pub struct ShardFile {
     pub range: Option<Range<u64>>,
 }
 
+/// Where a shard's part goes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PartTarget {
+    /// The job's staging folder (it must exist).
+    pub dir: PathBuf,
+    /// The part's name in it.
+    pub name: String,
+}
+
 /// What one shard gave.
 #[derive(Debug)]
 pub struct ShardOutcome {
     pub summary: Summary,
     pub part: PathBuf,
+    /// Rows in the part (the summary's game count).
+    pub rows: u64,
     /// Archive members or files not read, with the reason.
     pub not_read: Vec<(String, String)>,
 }
@@ -44,44 +59,32 @@ pub struct ShardOutcome {
 pub enum ShardError {
     #[error("cancelled")]
     Cancelled,
-    #[error("cannot create the output folder {path}: {source}")]
-    CreateOut {
-        path: String,
-        source: std::io::Error,
-    },
+    #[error("cannot open the job's staging folder ({0}): the job has ended or its output folder was moved")]
+    Staging(std::io::Error),
     #[error(transparent)]
     Write(#[from] WriteError),
 }
 
-/// Where shard `shard` of a job writing to `out` puts its rows.
-pub fn part_path(out: &Path, shard: u32) -> PathBuf {
-    out.join("games").join(format!("part-{shard:05}.parquet"))
-}
-
-/// Analyses `files` on `pool`, writes the part file of shard `shard` under
-/// `options.out`, and returns the shard's summary. `games` counts analysed
-/// games as they finish (for heartbeats); `cancel` stops the shard between
-/// files, writing nothing.
+/// Analyses `files` on `pool`, writes the part to `target`, and returns the
+/// shard's summary. `games` counts analysed games as they finish (for
+/// heartbeats); `cancel` stops the shard at the next game, writing nothing.
 ///
 /// `options.limit` and `options.dedup` are corpus-wide and do not apply to
 /// a shard.
 ///
 /// # Errors
-/// Cancelled, or the output could not be written.
+/// Cancelled, the staging folder is gone, or the part could not be written.
 pub fn run_shard(
     files: &[ShardFile],
-    shard: u32,
+    target: &PartTarget,
     options: &RunOptions,
     pool: &rayon::ThreadPool,
     games: &AtomicU64,
     cancel: &AtomicBool,
 ) -> Result<ShardOutcome, ShardError> {
-    let part = part_path(&options.out, shard);
-    let dir = part.parent().expect("a part path has a folder");
-    std::fs::create_dir_all(dir).map_err(|source| ShardError::CreateOut {
-        path: dir.display().to_string(),
-        source,
-    })?;
+    // Opened first: a shard whose job is gone fails at once, not after the
+    // analysis.
+    let dir = Dir::open(&target.dir).map_err(ShardError::Staging)?;
     let per_file: Vec<Option<FileRows>> = pool.install(|| {
         files
             .par_iter()
@@ -91,7 +94,11 @@ pub fn run_shard(
                     if cancel.load(Ordering::Relaxed) {
                         return None;
                     }
-                    let got = rows_of_file(&f.file, f.range.as_ref(), analyser, options);
+                    let keep = Keep {
+                        range: f.range.as_ref(),
+                        stop: Some(cancel),
+                    };
+                    let got = rows_of_file(&f.file, keep, analyser, options);
                     games.fetch_add(got.rows.len() as u64, Ordering::Relaxed);
                     Some(got)
                 },
@@ -113,15 +120,17 @@ pub fn run_shard(
         }
         not_read.extend(file.not_read);
     }
-    write_table(
-        &part,
+    let written = write_table(
+        &dir,
+        &target.name,
         &columns(),
         rows.iter().map(GameRow::cells),
         SCHEMA_VERSION,
     )?;
     Ok(ShardOutcome {
         summary,
-        part,
+        part: target.dir.join(&target.name),
+        rows: written,
         not_read,
     })
 }
@@ -204,10 +213,17 @@ mod tests {
         }
         let mut total = Summary::new(false, &verdict_rules::score::RuleSet::ALL);
         let games = AtomicU64::new(0);
+        let staging = dir.join("staging");
+        std::fs::create_dir_all(&staging).unwrap();
+        let staging = crate::confined::resolve(&staging).unwrap();
         for (n, files) in shards.iter().enumerate() {
+            let target = PartTarget {
+                dir: staging.clone(),
+                name: crate::publish::staged_part_name(n as u32, 7),
+            };
             let got = run_shard(
                 files,
-                n as u32,
+                &target,
                 &sharded,
                 &pool,
                 &games,
@@ -215,6 +231,9 @@ mod tests {
             )
             .unwrap();
             assert!(got.part.exists());
+            assert_eq!(got.rows, got.summary.games);
+            let rows = crate::parquet_out::rows_in(std::fs::File::open(&got.part).unwrap());
+            assert_eq!(rows.unwrap(), got.rows);
             total.merge(&got.summary);
         }
         assert!(local.summary.games > 60, "{}", local.summary.games);
@@ -250,16 +269,35 @@ mod tests {
             out: dir.join("out"),
             ..RunOptions::default()
         };
+        std::fs::create_dir_all(&options.out).unwrap();
+        let target = PartTarget {
+            dir: crate::confined::resolve(&options.out).unwrap(),
+            name: "part-00003.parquet".into(),
+        };
         let got = run_shard(
             &files,
-            3,
+            &target,
             &options,
             &pool,
             &AtomicU64::new(0),
             &AtomicBool::new(true),
         );
         assert!(matches!(got, Err(ShardError::Cancelled)));
-        assert!(!part_path(&options.out, 3).exists());
+        assert!(!target.dir.join(&target.name).exists());
+        // A staging folder that is gone fails the shard before any analysis.
+        let gone = PartTarget {
+            dir: target.dir.join("gone"),
+            name: "p.parquet".into(),
+        };
+        let got = run_shard(
+            &files,
+            &gone,
+            &options,
+            &pool,
+            &AtomicU64::new(0),
+            &AtomicBool::new(false),
+        );
+        assert!(matches!(got, Err(ShardError::Staging(_))), "{got:?}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -6,6 +6,32 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+/// The token from `--token` or from the first line of `--token-file`.
+///
+/// # Errors
+/// The file cannot be read, or its first line is empty.
+pub fn token(
+    token: Option<&str>,
+    file: Option<&std::path::Path>,
+) -> anyhow::Result<Option<String>> {
+    use anyhow::Context;
+    match (token, file) {
+        (Some(t), _) => Ok(Some(t.to_string())),
+        (None, Some(f)) => {
+            let text = std::fs::read_to_string(f)
+                .with_context(|| format!("--token-file {}", f.display()))?;
+            let line = text.lines().next().unwrap_or("").trim().to_string();
+            anyhow::ensure!(
+                !line.is_empty(),
+                "--token-file {}: the first line is empty; write the token there",
+                f.display()
+            );
+            Ok(Some(line))
+        }
+        (None, None) => Ok(None),
+    }
+}
+
 /// Where the coordinator is and how to prove who we are.
 #[derive(Debug, Args, Clone)]
 pub struct ConnectArgs {
@@ -17,14 +43,19 @@ pub struct ConnectArgs {
         value_name = "URL"
     )]
     pub coordinator: String,
-    /// Bearer token the coordinator was started with.
+    /// Bearer token the coordinator was started with (visible to other
+    /// users in the process list: prefer --token-file or VERDICT_TOKEN).
     #[arg(
         long,
         env = "VERDICT_TOKEN",
         hide_env_values = true,
-        value_name = "TOKEN"
+        value_name = "TOKEN",
+        conflicts_with = "token_file"
     )]
     pub token: Option<String>,
+    /// Read the bearer token from this file (its first line).
+    #[arg(long, value_name = "FILE", env = "VERDICT_TOKEN_FILE")]
+    pub token_file: Option<PathBuf>,
     /// CA certificate (PEM) to trust when the URL is https://.
     #[arg(long, value_name = "FILE")]
     pub tls_ca: Option<PathBuf>,
@@ -41,13 +72,18 @@ pub struct ServeArgs {
     #[arg(long, value_name = "FILE")]
     pub state: PathBuf,
     /// Require this bearer token on every RPC (except the health check).
+    /// Visible in the process list: prefer --token-file or VERDICT_TOKEN.
     #[arg(
         long,
         env = "VERDICT_TOKEN",
         hide_env_values = true,
-        value_name = "TOKEN"
+        value_name = "TOKEN",
+        conflicts_with = "token_file"
     )]
     pub token: Option<String>,
+    /// Read the bearer token from this file (its first line).
+    #[arg(long, value_name = "FILE", env = "VERDICT_TOKEN_FILE")]
+    pub token_file: Option<PathBuf>,
     /// Inputs and outputs must be under one of these folders (repeatable;
     /// default: the current folder).
     #[arg(long = "allow-root", value_name = "DIR")]
@@ -65,6 +101,10 @@ pub struct ServeArgs {
     /// shard are split by game ranges).
     #[arg(long, default_value_t = 64 << 20, value_name = "BYTES")]
     pub shard_bytes: u64,
+    /// Forget ended jobs this many hours after they end (their output
+    /// stays; fractions are fine); 0 keeps them until `verdict delete`.
+    #[arg(long, default_value_t = 720.0, value_name = "HOURS")]
+    pub retention_hours: f64,
     /// TLS certificate chain (PEM); with --tls-key, serve gRPC over TLS.
     #[arg(long, value_name = "FILE", requires = "tls_key")]
     pub tls_cert: Option<PathBuf>,
@@ -117,6 +157,10 @@ pub struct SubmitArgs {
     /// Follow the job until it ends; exit 0 only if every shard is done.
     #[arg(long)]
     pub wait: bool,
+    /// With --wait: keep reconnecting this long while the coordinator
+    /// cannot be reached (it may be restarting) before giving up.
+    #[arg(long, default_value_t = 300, value_name = "SECONDS")]
+    pub reconnect_for: u64,
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
@@ -126,9 +170,25 @@ pub struct SubmitArgs {
 pub struct JobsArgs {
     #[command(flatten)]
     pub connect: ConnectArgs,
+    /// Show at most this many jobs (the newest).
+    #[arg(long, default_value_t = 50, value_name = "N", conflicts_with = "all")]
+    pub limit: usize,
+    /// Show every job, page by page.
+    #[arg(long)]
+    pub all: bool,
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct WatchArgs {
+    #[command(flatten)]
+    pub job: JobArgs,
+    /// Keep reconnecting this long while the coordinator cannot be reached
+    /// (it may be restarting) before giving up with exit status 2.
+    #[arg(long, default_value_t = 300, value_name = "SECONDS")]
+    pub reconnect_for: u64,
 }
 
 #[derive(Debug, Args)]

@@ -1,6 +1,6 @@
 //! Who may call, and which paths a job may touch.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use tonic::metadata::MetadataValue;
@@ -32,58 +32,46 @@ impl Roots {
         self.0.iter().any(|r| canonical.starts_with(r))
     }
 
-    /// Refuses relative paths and `..`: a request names what it means.
-    fn plain(path: &Path) -> Result<(), String> {
-        if !path.is_absolute() {
-            return Err(format!("{} is not an absolute path", path.display()));
+    /// A request names absolute paths: a relative one would mean whatever
+    /// the coordinator's working folder is.
+    fn absolute(path: &Path) -> Result<(), String> {
+        if path.is_absolute() {
+            Ok(())
+        } else {
+            Err(format!("{} is not an absolute path", shown(path)))
         }
-        if path.components().any(|c| matches!(c, Component::ParentDir)) {
-            return Err(format!("{} contains `..`", path.display()));
-        }
-        Ok(())
     }
 
-    /// An existing path, resolved (symbolic links included), must be
-    /// inside a root.
+    /// Resolves an existing path (links and `..` as the kernel follows
+    /// them) and checks that what it leads to is inside a root.
     ///
     /// # Errors
     /// A message naming the path and why it is refused.
-    pub fn check_existing(&self, path: &Path) -> Result<(), String> {
-        Self::plain(path)?;
+    pub fn resolve_existing(&self, path: &Path) -> Result<PathBuf, String> {
+        Self::absolute(path)?;
         let canonical = path
             .canonicalize()
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            .map_err(|e| format!("cannot read {}: {e}", shown(path)))?;
         if self.inside(&canonical) {
-            Ok(())
+            Ok(canonical)
         } else {
             Err(self.outside(path))
         }
     }
 
-    /// A path that may not exist yet (an output folder): its nearest
-    /// existing ancestor, resolved, must be inside a root.
+    /// Resolves a path that may not exist yet (an output folder): its
+    /// longest existing prefix as [`Roots::resolve_existing`] does, the rest
+    /// as written ([`verdict_worker::confined::resolve`]), and checks the
+    /// result is inside a root.
     ///
     /// # Errors
     /// A message naming the path and why it is refused.
-    pub fn check_new(&self, path: &Path) -> Result<(), String> {
-        Self::plain(path)?;
-        let mut existing = path;
-        let mut rest = Vec::new();
-        while !existing.exists() {
-            let Some(parent) = existing.parent() else {
-                break;
-            };
-            rest.push(existing.file_name().unwrap_or_default().to_owned());
-            existing = parent;
-        }
-        let mut canonical = existing
-            .canonicalize()
-            .map_err(|e| format!("cannot resolve {}: {e}", existing.display()))?;
-        for part in rest.iter().rev() {
-            canonical.push(part);
-        }
-        if self.inside(&canonical) {
-            Ok(())
+    pub fn resolve_new(&self, path: &Path) -> Result<PathBuf, String> {
+        Self::absolute(path)?;
+        let resolved = verdict_worker::confined::resolve(path)
+            .map_err(|e| format!("cannot resolve {}: {e}", shown(path)))?;
+        if self.inside(&resolved) {
+            Ok(resolved)
         } else {
             Err(self.outside(path))
         }
@@ -93,10 +81,27 @@ impl Roots {
         let roots: Vec<String> = self.0.iter().map(|r| r.display().to_string()).collect();
         format!(
             "{} is outside the allowed roots ({})",
-            path.display(),
+            shown(path),
             roots.join(", ")
         )
     }
+}
+
+/// A path as an error message shows it: long ones cut in the middle, so a
+/// message never echoes kilobytes of a request back.
+pub fn shown(path: &Path) -> String {
+    cut(&path.display().to_string(), 200)
+}
+
+/// `text`, cut in the middle to at most about `max` characters.
+pub fn cut(text: &str, max: usize) -> String {
+    let n = text.chars().count();
+    if n <= max {
+        return text.to_string();
+    }
+    let head: String = text.chars().take(max / 2).collect();
+    let tail: String = text.chars().skip(n - max / 2).collect();
+    format!("{head}…({} characters)…{tail}", n - max)
 }
 
 /// Checks the bearer token of every request, when one is configured.
@@ -164,26 +169,56 @@ mod tests {
     use tonic::service::Interceptor;
 
     #[test]
-    fn paths_outside_the_roots_are_refused() {
+    fn paths_are_resolved_then_checked() {
         let dir = std::env::temp_dir().join(format!("verdict-roots-{}", std::process::id()));
-        std::fs::create_dir_all(dir.join("in")).unwrap();
+        std::fs::create_dir_all(dir.join("in/sub")).unwrap();
+        let dir = dir.canonicalize().unwrap();
         std::fs::write(dir.join("in/a.sgf"), "(;)").unwrap();
         let roots = Roots::new(&[dir.join("in")]).unwrap();
-        assert!(roots.check_existing(&dir.join("in/a.sgf")).is_ok());
-        assert!(roots.check_new(&dir.join("in/new/deeper")).is_ok());
-        assert!(roots.check_existing(Path::new("/etc/passwd")).is_err());
-        assert!(roots.check_new(&dir.join("out")).is_err());
-        let escape = dir.join("in/../in/a.sgf");
-        assert!(roots.check_existing(&escape).unwrap_err().contains(".."));
-        assert!(roots.check_new(Path::new("relative")).is_err());
+        assert_eq!(
+            roots.resolve_existing(&dir.join("in/a.sgf")).unwrap(),
+            dir.join("in/a.sgf")
+        );
+        assert_eq!(
+            roots.resolve_new(&dir.join("in/new//./deeper/")).unwrap(),
+            dir.join("in/new/deeper")
+        );
+        assert!(roots.resolve_existing(Path::new("/etc/passwd")).is_err());
+        assert!(roots.resolve_new(&dir.join("out")).is_err());
+        // `..` that stays inside the root is fine; one that leaves is not.
+        assert_eq!(
+            roots
+                .resolve_existing(&dir.join("in/sub/../a.sgf"))
+                .unwrap(),
+            dir.join("in/a.sgf")
+        );
+        assert_eq!(
+            roots.resolve_new(&dir.join("in/sub/../x")).unwrap(),
+            dir.join("in/x")
+        );
+        let escape = roots
+            .resolve_existing(&dir.join("in/../in/../x"))
+            .unwrap_err();
+        assert!(
+            escape.contains("cannot read") || escape.contains("outside"),
+            "{escape}"
+        );
+        assert!(roots
+            .resolve_new(&dir.join("in/../out"))
+            .unwrap_err()
+            .contains("outside"));
+        assert!(roots.resolve_new(Path::new("relative")).is_err());
         #[cfg(unix)]
         {
             let link = dir.join("in/link");
             let _ = std::fs::remove_file(&link);
             std::os::unix::fs::symlink("/etc", &link).unwrap();
-            assert!(roots.check_existing(&link.join("passwd")).is_err());
-            assert!(roots.check_new(&link.join("x")).is_err());
+            assert!(roots.resolve_existing(&link.join("passwd")).is_err());
+            assert!(roots.resolve_new(&link.join("x")).is_err());
         }
+        let long = format!("/{}", "x".repeat(5000));
+        let said = roots.resolve_new(Path::new(&long)).unwrap_err();
+        assert!(said.len() < 400, "{said}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 

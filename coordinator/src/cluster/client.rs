@@ -11,15 +11,32 @@ use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint};
 use verdict_proto::v1;
 use verdict_proto::v1::jobs_client::JobsClient;
 
-use super::args::{ConnectArgs, JobArgs, JobsArgs, SubmitArgs};
+use super::args::{ConnectArgs, JobArgs, JobsArgs, SubmitArgs, WatchArgs};
 use super::auth::AddToken;
 use super::server::MAX_MESSAGE_BYTES;
 
 pub type Authed = InterceptedService<Channel, AddToken>;
 
+/// The coordinator URL as given, with `http://` added to a bare
+/// `host:port`; another scheme is refused at once (a worker would
+/// otherwise retry a URL that can never work, forever).
+///
+/// # Errors
+/// A scheme other than http and https.
+pub fn coordinator_url(given: &str) -> anyhow::Result<String> {
+    match given.split_once("://") {
+        None => Ok(format!("http://{given}")),
+        Some(("http" | "https", _)) => Ok(given.to_string()),
+        Some((scheme, _)) => bail!(
+            "--coordinator {given:?}: the scheme {scheme}:// is not one verdict speaks; give http://HOST:PORT or https://HOST:PORT"
+        ),
+    }
+}
+
 /// An endpoint for the coordinator (TLS when the URL is https://).
 pub fn endpoint(c: &ConnectArgs) -> anyhow::Result<Endpoint> {
-    let mut ep = Endpoint::from_shared(c.coordinator.clone())
+    let url = coordinator_url(&c.coordinator)?;
+    let mut ep = Endpoint::from_shared(url.clone())
         .with_context(|| format!("--coordinator {:?} is not a URL", c.coordinator))?
         .connect_timeout(Duration::from_secs(5))
         .tcp_nodelay(true);
@@ -28,7 +45,7 @@ pub fn endpoint(c: &ConnectArgs) -> anyhow::Result<Endpoint> {
         ep = ep
             .tls_config(ClientTlsConfig::new().ca_certificate(Certificate::from_pem(pem)))
             .context("TLS configuration")?;
-    } else if c.coordinator.starts_with("https:") {
+    } else if url.starts_with("https:") {
         bail!("an https:// coordinator needs --tls-ca (the CA certificate that signed its certificate)");
     }
     Ok(ep)
@@ -36,9 +53,10 @@ pub fn endpoint(c: &ConnectArgs) -> anyhow::Result<Endpoint> {
 
 /// A channel that adds the token to every request.
 pub fn authed(channel: Channel, c: &ConnectArgs) -> anyhow::Result<Authed> {
+    let token = super::args::token(c.token.as_deref(), c.token_file.as_deref())?;
     Ok(InterceptedService::new(
         channel,
-        AddToken::new(c.token.as_deref())?,
+        AddToken::new(token.as_deref())?,
     ))
 }
 
@@ -71,6 +89,8 @@ fn job_json(job: &v1::Job) -> serde_json::Value {
         "state": state_name(job),
         "label": job.label,
         "inputs": job.inputs,
+        "inputs_total": job.inputs_total,
+        "workers_active": job.workers_active,
         "out": job.out,
         "shards": {"total": job.shards_total, "pending": job.shards_pending, "leased": job.shards_leased,
                    "done": job.shards_done, "failed": job.shards_failed},
@@ -95,7 +115,12 @@ fn print_job(job: &v1::Job) {
             format!(": {}", job.label)
         }
     );
-    println!("  inputs  {}", job.inputs.join(" "));
+    let more = (job.inputs_total as usize).saturating_sub(job.inputs.len());
+    if more > 0 {
+        println!("  inputs  {} (and {more} more)", job.inputs.join(" "));
+    } else {
+        println!("  inputs  {}", job.inputs.join(" "));
+    }
     println!("  out     {}", job.out);
     println!(
         "  shards  {} total: {} done, {} leased, {} pending, {} failed",
@@ -183,19 +208,39 @@ pub fn submit(args: SubmitArgs) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::SUCCESS);
         }
         eprintln!("verdict: job {}: {} shards", job.id, job.shards_total);
-        let job = follow(&mut client, job.id, args.json).await?;
+        let job = follow(
+            &args.connect,
+            job.id,
+            args.json,
+            Duration::from_secs(args.reconnect_for),
+        )
+        .await?;
         Ok(exit_for(&job))
     })
 }
 
+/// Whether a refusal is final (retrying cannot help).
+fn final_refusal(s: &tonic::Status) -> bool {
+    matches!(
+        s.code(),
+        tonic::Code::NotFound
+            | tonic::Code::Unauthenticated
+            | tonic::Code::PermissionDenied
+            | tonic::Code::InvalidArgument
+            | tonic::Code::FailedPrecondition
+    )
+}
+
 /// Follows a job to its end with a progress bar (plain lines when not a
-/// terminal), then prints it; returns its last state.
-async fn follow(client: &mut JobsClient<Authed>, id: u64, json: bool) -> anyhow::Result<v1::Job> {
-    let mut stream = client
-        .watch(v1::GetJobRequest { job_id: id })
-        .await
-        .map_err(refused)?
-        .into_inner();
+/// terminal), then prints it; returns its last state. A coordinator that
+/// goes away (a restart) is reconnected to with backoff; only after
+/// `patience` without an answer does this give up.
+async fn follow(
+    c: &ConnectArgs,
+    id: u64,
+    json: bool,
+    patience: Duration,
+) -> anyhow::Result<v1::Job> {
     let bar = (std::io::stderr().is_terminal() && !json).then(|| {
         let bar = ProgressBar::new(0);
         bar.set_style(
@@ -204,31 +249,95 @@ async fn follow(client: &mut JobsClient<Authed>, id: u64, json: bool) -> anyhow:
             )
             .expect("a valid template"),
         );
+        // The clock moves even when the job does not.
+        bar.enable_steady_tick(Duration::from_millis(250));
         bar
     });
     let start = Instant::now();
     let mut last_line = Instant::now() - Duration::from_secs(60);
-    let mut last = None;
-    while let Some(job) = stream.message().await.map_err(refused)? {
+    let mut last_contact = Instant::now();
+    let mut last: Option<v1::Job> = None;
+    let mut wait = Duration::from_millis(200);
+    let url = coordinator_url(&c.coordinator)?;
+    let mut show = |job: &v1::Job, note: &str| {
         let ended = u64::from(job.shards_done + job.shards_failed);
         let rate = job.games as f64 / start.elapsed().as_secs_f64().max(1e-3);
+        let idle = if job.workers_active == 0 && job.shards_pending > 0 {
+            format!(" | no worker active: start `verdict worker --coordinator {url}`")
+        } else {
+            String::new()
+        };
         if let Some(bar) = &bar {
             bar.set_length(u64::from(job.shards_total));
             bar.set_position(ended);
-            bar.set_message(format!("{} games, {rate:.0} games/s", job.games));
-        } else if !json && last_line.elapsed() > Duration::from_secs(2) {
+            bar.set_message(format!(
+                "{} games, {rate:.0} games/s{idle}{note}",
+                job.games
+            ));
+        } else if (!json && last_line.elapsed() > Duration::from_secs(2)) || !note.is_empty() {
+            // Progress lines only for people; a lost coordinator is said
+            // on standard error to scripts too.
             last_line = Instant::now();
             eprintln!(
-                "verdict: job {id}: {ended}/{} shards, {} games",
+                "verdict: job {id}: {ended}/{} shards, {} games{idle}{note}",
                 job.shards_total, job.games
             );
         }
-        last = Some(job);
-    }
+    };
+    let job = loop {
+        let attempt: Result<v1::Job, tonic::Status> = async {
+            let mut client = jobs_client(c)
+                .await
+                .map_err(|e| tonic::Status::unavailable(format!("{e:#}")))?;
+            let mut stream = client
+                .watch(v1::GetJobRequest { job_id: id })
+                .await?
+                .into_inner();
+            while let Some(job) = stream.message().await? {
+                last_contact = Instant::now();
+                wait = Duration::from_millis(200);
+                show(&job, "");
+                let ended = job.state != v1::JobState::Running as i32;
+                last = Some(job);
+                if ended {
+                    return Ok(last.clone().expect("just set"));
+                }
+            }
+            Err(tonic::Status::unavailable(
+                "the coordinator closed the watch",
+            ))
+        }
+        .await;
+        match attempt {
+            Ok(job) => break job,
+            Err(s) if final_refusal(&s) => return Err(refused(s)),
+            Err(s) => {
+                let gone = last_contact.elapsed();
+                if gone >= patience {
+                    bail!(
+                        "lost the coordinator at {} for {} s ({}): the job may still be running; follow it again with `verdict watch {id}`",
+                        c.coordinator,
+                        gone.as_secs(),
+                        s.message()
+                    );
+                }
+                let note = format!(
+                    " | coordinator unreachable for {} s, reconnecting ({})",
+                    gone.as_secs(),
+                    s.message()
+                );
+                match &last {
+                    Some(job) => show(job, &note),
+                    None => eprintln!("verdict: job {id}:{note}"),
+                }
+                tokio::time::sleep(wait).await;
+                wait = (wait * 2).min(Duration::from_secs(5));
+            }
+        }
+    };
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    let job = last.context("the coordinator closed the watch without a word")?;
     if json {
         println!("{}", serde_json::to_string_pretty(&job_json(&job))?);
     } else {
@@ -240,12 +349,32 @@ async fn follow(client: &mut JobsClient<Authed>, id: u64, json: bool) -> anyhow:
 pub fn jobs(args: JobsArgs) -> anyhow::Result<ExitCode> {
     runtime()?.block_on(async {
         let mut client = jobs_client(&args.connect).await?;
-        let jobs = client
-            .list(v1::ListJobsRequest {})
-            .await
-            .map_err(refused)?
-            .into_inner()
-            .jobs;
+        let mut jobs = Vec::new();
+        let mut token = String::new();
+        loop {
+            let want = if args.all {
+                1000
+            } else {
+                (args.limit - jobs.len()).min(1000)
+            };
+            if want == 0 {
+                break;
+            }
+            let page = client
+                .list(v1::ListJobsRequest {
+                    page_size: want as u32,
+                    page_token: token,
+                    newest_first: true,
+                })
+                .await
+                .map_err(refused)?
+                .into_inner();
+            jobs.extend(page.jobs);
+            token = page.next_page_token;
+            if token.is_empty() {
+                break;
+            }
+        }
         if args.json {
             let all: Vec<_> = jobs.iter().map(job_json).collect();
             println!("{}", serde_json::to_string_pretty(&all)?);
@@ -264,6 +393,12 @@ pub fn jobs(args: JobsArgs) -> anyhow::Result<ExitCode> {
                 j.shards_total,
                 j.games,
                 j.out
+            );
+        }
+        if !token.is_empty() {
+            println!(
+                "  (the newest {}; `verdict jobs --all` lists every one)",
+                jobs.len()
             );
         }
         Ok(ExitCode::SUCCESS)
@@ -293,11 +428,28 @@ fn show_job(job: &v1::Job, json: bool) -> anyhow::Result<()> {
     Ok(())
 }
 
-pub fn watch(args: JobArgs) -> anyhow::Result<ExitCode> {
+pub fn watch(args: WatchArgs) -> anyhow::Result<ExitCode> {
+    let patience = Duration::from_secs(args.reconnect_for);
+    let args = args.job;
+    runtime()?.block_on(async {
+        let job = follow(&args.connect, args.job, args.json, patience).await?;
+        Ok(exit_for(&job))
+    })
+}
+
+pub fn delete(args: JobArgs) -> anyhow::Result<ExitCode> {
     runtime()?.block_on(async {
         let mut client = jobs_client(&args.connect).await?;
-        let job = follow(&mut client, args.job, args.json).await?;
-        Ok(exit_for(&job))
+        client
+            .delete(v1::DeleteJobRequest { job_id: args.job })
+            .await
+            .map_err(refused)?;
+        if args.json {
+            println!("{}", serde_json::json!({"deleted": args.job}));
+        } else {
+            println!("job {} deleted", args.job);
+        }
+        Ok(ExitCode::SUCCESS)
     })
 }
 

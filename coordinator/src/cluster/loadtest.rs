@@ -69,6 +69,7 @@ async fn simulated_worker(channel: Authed, deadline: Instant) -> Tally {
             .acquire(v1::AcquireRequest {
                 worker_id,
                 wait_ms: 0,
+                protocol: verdict_proto::PROTOCOL_VERSION,
             })
             .await
         {
@@ -148,6 +149,7 @@ pub fn run(args: LoadtestArgs) -> anyhow::Result<ExitCode> {
     let connect = ConnectArgs {
         coordinator: format!("http://{addr}"),
         token: Some(token),
+        token_file: None,
         tls_ca: None,
     };
     let runtime = tokio::runtime::Runtime::new()?;

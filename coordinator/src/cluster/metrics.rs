@@ -98,6 +98,30 @@ pub fn render(c: &Coordinator) -> String {
         &one(k.lease_expiries.load(Ordering::Relaxed)),
     );
     metric(
+        "verdict_refused_completions_total",
+        "counter",
+        "Completions refused: a lease not issued for that shard, or no longer current.",
+        &one(k.refused_completions.load(Ordering::Relaxed)),
+    );
+    metric(
+        "verdict_bad_parts_total",
+        "counter",
+        "Parts missing or holding other row counts than reported when a job ended (their shards ran again).",
+        &one(k.bad_parts.load(Ordering::Relaxed)),
+    );
+    metric(
+        "verdict_state_write_errors_total",
+        "counter",
+        "State-file transactions that failed (the coordinator then refuses changes until it can write again).",
+        &one(c.state_write_errors()),
+    );
+    metric(
+        "verdict_state_writable",
+        "gauge",
+        "1 while the state file can be written and changes are accepted, 0 while they are refused.",
+        &one(u64::from(c.health().borrow().is_none())),
+    );
+    metric(
         "verdict_workers",
         "gauge",
         "Workers seen lately (active) and since start (known).",
@@ -138,14 +162,30 @@ pub async fn sample_rate(c: Arc<Coordinator>) {
     }
 }
 
-/// Answers every connection with the metrics page (or 404 for other paths).
+/// Metrics connections served at once; more wait in the listen queue, so
+/// idle clients can never take every file descriptor.
+pub const MAX_CONNECTIONS: usize = 32;
+
+/// Answers every connection with the metrics page (or 404 for other paths),
+/// at most [`MAX_CONNECTIONS`] at a time, each within five seconds.
 pub async fn serve(listener: TcpListener, c: Arc<Coordinator>) {
+    let slots = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
     loop {
-        let Ok((mut sock, _)) = listener.accept().await else {
-            continue;
+        let Ok(slot) = slots.clone().acquire_owned().await else {
+            return;
+        };
+        let mut sock = match listener.accept().await {
+            Ok((sock, _)) => sock,
+            Err(e) => {
+                // Out of file descriptors: an accept fails at once again.
+                tracing::debug!(error = %e, "cannot accept a metrics connection");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                continue;
+            }
         };
         let c = c.clone();
         tokio::spawn(async move {
+            let _slot = slot;
             let mut buf = vec![0u8; 2048];
             let mut n = 0;
             // Read the request head (bounded in size and time); only the
@@ -176,8 +216,12 @@ pub async fn serve(listener: TcpListener, c: Arc<Coordinator>) {
                 "HTTP/1.1 {status}\r\nContent-Type: text/plain; version=0.0.4\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
                 body.len()
             );
-            let _ = sock.write_all(reply.as_bytes()).await;
-            let _ = sock.shutdown().await;
+            // A client that does not read gives its slot back all the same.
+            let _ = tokio::time::timeout(Duration::from_secs(5), async {
+                let _ = sock.write_all(reply.as_bytes()).await;
+                let _ = sock.shutdown().await;
+            })
+            .await;
         });
     }
 }

@@ -14,7 +14,7 @@ mod state;
 mod store;
 mod worker;
 
-pub use client::{cancel, jobs, status, submit, watch};
+pub use client::{cancel, delete, jobs, status, submit, watch};
 pub use loadtest::run as loadtest;
 pub use server::run as serve;
 pub use worker::run as worker;

@@ -52,25 +52,31 @@ fn count_games(bytes: &[u8]) -> u64 {
     n
 }
 
-fn wire(file: &InputFile, range: Option<(u64, u64)>) -> v1::ShardFile {
+fn wire(file: &InputFile, real: &Path, range: Option<(u64, u64)>) -> v1::ShardFile {
     v1::ShardFile {
         path: file.path.display().to_string(),
         root: file.root.display().to_string(),
         len: file.len,
         range: range.map(|(first, last)| v1::GameRange { first, last }),
+        real: real.display().to_string(),
     }
 }
 
-/// Plans `inputs` (already confined to `roots`) into shards of about
-/// `shard_bytes`. Every file found must also resolve inside `roots` (a
-/// symbolic link out of a root is refused).
+/// Plans `inputs` (already resolved and confined to `roots`) into shards of
+/// about `shard_bytes`. Every file found must also resolve inside `roots` (a
+/// symbolic link out of a root is refused); its resolved path travels with
+/// it, and workers open that path without following links.
 ///
 /// # Errors
 /// An input cannot be read, holds no SGF file, or leads outside the roots.
 pub fn plan(inputs: &[PathBuf], shard_bytes: u64, roots: &Roots) -> Result<Plan, PlanError> {
     let shard_bytes = shard_bytes.max(1);
     let found = discover(inputs);
-    if let Some(u) = found.unread.iter().find(|u| inputs.contains(&u.path)) {
+    if let Some(u) = found
+        .unread
+        .iter()
+        .find(|u| !u.duplicate && inputs.contains(&u.path))
+    {
         return Err(PlanError::Unreadable {
             path: u.path.display().to_string(),
             reason: u.reason.clone(),
@@ -86,11 +92,16 @@ pub fn plan(inputs: &[PathBuf], shard_bytes: u64, roots: &Roots) -> Result<Plan,
     let mut current: Vec<v1::ShardFile> = Vec::new();
     let mut current_bytes = 0;
     for file in &found.files {
-        roots
-            .check_existing(&file.path)
+        let real = roots
+            .resolve_existing(&file.path)
             .map_err(PlanError::Outside)?;
         if file.len > shard_bytes && ArchiveKind::of_path(&file.path).is_none() {
-            let games = match std::fs::read(&file.path) {
+            let read = verdict_worker::confined::open_file(&real).and_then(|mut f| {
+                let mut bytes = Vec::new();
+                std::io::Read::read_to_end(&mut f, &mut bytes)?;
+                Ok(bytes)
+            });
+            let games = match read {
                 Ok(bytes) => count_games(&bytes),
                 Err(e) => {
                     return Err(PlanError::Unreadable {
@@ -108,7 +119,8 @@ pub fn plan(inputs: &[PathBuf], shard_bytes: u64, roots: &Roots) -> Result<Plan,
                     } else {
                         games * (i + 1) / pieces
                     };
-                    plan.shards.push(vec![wire(file, Some((first, last)))]);
+                    plan.shards
+                        .push(vec![wire(file, &real, Some((first, last)))]);
                 }
                 if plan.shards.len() > MAX_SHARDS {
                     return Err(PlanError::TooMany(plan.shards.len()));
@@ -122,7 +134,7 @@ pub fn plan(inputs: &[PathBuf], shard_bytes: u64, roots: &Roots) -> Result<Plan,
             plan.shards.push(std::mem::take(&mut current));
             current_bytes = 0;
         }
-        current.push(wire(file, None));
+        current.push(wire(file, &real, None));
         current_bytes += file.len;
         if plan.shards.len() > MAX_SHARDS {
             return Err(PlanError::TooMany(plan.shards.len()));
@@ -132,21 +144,6 @@ pub fn plan(inputs: &[PathBuf], shard_bytes: u64, roots: &Roots) -> Result<Plan,
         plan.shards.push(current);
     }
     Ok(plan)
-}
-
-/// Removes old part files (and temporary files) of a previous run from
-/// `out/games`, as `verdict run` does, so the folder holds only this job's.
-pub fn clear_parts(out: &Path) {
-    if let Ok(entries) = std::fs::read_dir(out.join("games")) {
-        for e in entries.flatten() {
-            if e.path()
-                .extension()
-                .is_some_and(|x| x == "parquet" || x == "tmp")
-            {
-                let _ = std::fs::remove_file(e.path());
-            }
-        }
-    }
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! `verdict serve`: thin gRPC services over [`Coordinator`], the health
 //! service, the lease reaper and `/metrics`.
 
+use std::future::Future;
 use std::pin::Pin;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -24,14 +25,31 @@ use super::store::Store;
 /// kilobytes; a shard of 2000 files well under a megabyte).
 pub const MAX_MESSAGE_BYTES: usize = 4 << 20;
 
+/// A streamed shard summary larger than this is refused.
+pub const MAX_SUMMARY_BYTES: u64 = 256 << 20;
+
 impl From<StateError> for Status {
     fn from(e: StateError) -> Status {
         match e {
             StateError::BadRequest(m) => Status::invalid_argument(m),
             StateError::NoJob(_) => Status::not_found(e.to_string()),
-            StateError::Conflict(m) => Status::failed_precondition(m),
+            StateError::Conflict(m) | StateError::Lease(m) => Status::failed_precondition(m),
+            StateError::Unavailable(m) => Status::unavailable(m),
             StateError::Internal(m) => Status::internal(m),
         }
+    }
+}
+
+/// Refuses a worker of another protocol version, at registration and again
+/// at every acquire (one registered before a coordinator upgrade).
+fn same_protocol(protocol: u32) -> Result<(), Status> {
+    if protocol == verdict_proto::PROTOCOL_VERSION {
+        Ok(())
+    } else {
+        Err(Status::failed_precondition(format!(
+            "this worker speaks protocol {protocol}, the coordinator {}: run the same verdict version on both",
+            verdict_proto::PROTOCOL_VERSION
+        )))
     }
 }
 
@@ -52,11 +70,21 @@ impl Jobs for JobsService {
 
     async fn list(
         &self,
-        _req: Request<v1::ListJobsRequest>,
+        req: Request<v1::ListJobsRequest>,
     ) -> Result<Response<v1::ListJobsResponse>, Status> {
+        let (jobs, next_page_token) = self.0.list(req.get_ref())?;
         Ok(Response::new(v1::ListJobsResponse {
-            jobs: self.0.list(),
+            jobs,
+            next_page_token,
         }))
+    }
+
+    async fn delete(
+        &self,
+        req: Request<v1::DeleteJobRequest>,
+    ) -> Result<Response<v1::DeleteJobResponse>, Status> {
+        self.0.delete(req.into_inner().job_id).await?;
+        Ok(Response::new(v1::DeleteJobResponse {}))
     }
 
     async fn cancel(
@@ -82,17 +110,21 @@ impl Jobs for JobsService {
             if tx.send(Ok(last.clone())).await.is_err() {
                 return;
             }
+            let mut sent = tokio::time::Instant::now();
             while last.state == v1::JobState::Running as i32 {
-                // Wake on any change, at most five times a second.
+                // Wake on any change, at most five times a second; and say
+                // something every five seconds, so a client knows the
+                // coordinator is there even when nothing moves.
                 let _ = tokio::time::timeout(Duration::from_secs(5), changed.changed()).await;
                 tokio::time::sleep(Duration::from_millis(200)).await;
                 let Ok(now) = coordinator.get(id) else {
                     return;
                 };
-                if now != last {
+                if now != last || sent.elapsed() >= Duration::from_secs(5) {
                     if tx.send(Ok(now.clone())).await.is_err() {
                         return;
                     }
+                    sent = tokio::time::Instant::now();
                     last = now;
                 }
             }
@@ -113,14 +145,8 @@ impl Workers for WorkersService {
         req: Request<v1::RegisterRequest>,
     ) -> Result<Response<v1::RegisterResponse>, Status> {
         let req = req.into_inner();
-        if req.protocol != verdict_proto::PROTOCOL_VERSION {
-            return Err(Status::failed_precondition(format!(
-                "this worker speaks protocol {}, the coordinator {}: run the same verdict version on both",
-                req.protocol,
-                verdict_proto::PROTOCOL_VERSION
-            )));
-        }
-        let id = self.0.register(&req.name);
+        same_protocol(req.protocol)?;
+        let id = self.0.register(&req.name)?;
         Ok(Response::new(v1::RegisterResponse {
             worker_id: id,
             heartbeat_ms: self.0.heartbeat_period().as_millis() as u32,
@@ -132,9 +158,10 @@ impl Workers for WorkersService {
         req: Request<v1::AcquireRequest>,
     ) -> Result<Response<v1::AcquireResponse>, Status> {
         let req = req.into_inner();
+        same_protocol(req.protocol)?;
         let worker = req.worker_id;
         let wait = Duration::from_millis(u64::from(req.wait_ms.min(30_000)));
-        let lease = self.0.acquire_waiting(worker, wait).await;
+        let lease = self.0.acquire_waiting(worker, wait).await?;
         if let Some(l) = &lease {
             tracing::debug!(worker, name = %self.0.worker_name(worker), job = l.job_id, shard = l.shard, lease = l.lease_id, "leased");
         }
@@ -167,7 +194,49 @@ impl Workers for WorkersService {
         let summary = req
             .summary
             .ok_or_else(|| Status::invalid_argument("a completion carries the shard's summary"))?;
-        self.0.complete(req.job_id, req.shard, summary).await?;
+        self.0
+            .complete(req.lease_id, req.job_id, req.shard, summary)
+            .await?;
+        Ok(Response::new(v1::CompleteResponse {}))
+    }
+
+    async fn complete_stream(
+        &self,
+        req: Request<tonic::Streaming<v1::CompleteChunk>>,
+    ) -> Result<Response<v1::CompleteResponse>, Status> {
+        let mut stream = req.into_inner();
+        let first = stream
+            .message()
+            .await?
+            .ok_or_else(|| Status::invalid_argument("an empty completion stream"))?;
+        if first.summary_len > MAX_SUMMARY_BYTES {
+            return Err(Status::invalid_argument(format!(
+                "a shard summary of {} bytes, more than the limit of {MAX_SUMMARY_BYTES}",
+                first.summary_len
+            )));
+        }
+        let len = first.summary_len as usize;
+        let mut bytes = Vec::with_capacity(len);
+        bytes.extend_from_slice(&first.data);
+        while let Some(chunk) = stream.message().await? {
+            if bytes.len() + chunk.data.len() > len {
+                break;
+            }
+            bytes.extend_from_slice(&chunk.data);
+        }
+        if bytes.len() != len {
+            return Err(Status::invalid_argument(format!(
+                "the completion stream carried {} bytes of a {len}-byte summary",
+                bytes.len()
+            )));
+        }
+        let summary = <v1::ShardSummary as verdict_proto::prost::Message>::decode(&bytes[..])
+            .map_err(|e| {
+                Status::invalid_argument(format!("the streamed summary does not decode: {e}"))
+            })?;
+        self.0
+            .complete(first.lease_id, first.job_id, first.shard, summary)
+            .await?;
         Ok(Response::new(v1::CompleteResponse {}))
     }
 
@@ -176,9 +245,7 @@ impl Workers for WorkersService {
         req: Request<v1::FailRequest>,
     ) -> Result<Response<v1::FailResponse>, Status> {
         let req = req.into_inner();
-        let mut reason = req.reason;
-        reason.truncate(4096);
-        self.0.fail(req.lease_id, &reason, req.release);
+        self.0.fail(req.lease_id, &req.reason, req.release)?;
         Ok(Response::new(v1::FailResponse {}))
     }
 }
@@ -223,26 +290,99 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     runtime.block_on(serve(args))
 }
 
+/// Raises this process's open-file limit to its hard limit: every worker
+/// connection and staging lock is a file descriptor, and the default soft
+/// limit (often 1024) is low for a coordinator of many workers.
+pub fn raise_fd_limit() {
+    #[cfg(unix)]
+    // SAFETY: getrlimit and setrlimit only read and write the struct given.
+    unsafe {
+        let mut lim = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0 && lim.rlim_cur < lim.rlim_max {
+            lim.rlim_cur = lim.rlim_max;
+            let _ = libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
+        }
+    }
+}
+
+/// Accepted connections, pausing 100 ms after a failed accept: out of file
+/// descriptors, an accept fails at once again, and tonic asks again at once,
+/// so without a pause the coordinator spins on a core.
+pub struct Incoming {
+    listener: tokio::net::TcpListener,
+    pause: Option<Pin<Box<tokio::time::Sleep>>>,
+    warned: Option<std::time::Instant>,
+}
+
+impl Incoming {
+    pub fn new(listener: tokio::net::TcpListener) -> Incoming {
+        Incoming {
+            listener,
+            pause: None,
+            warned: None,
+        }
+    }
+}
+
+impl Stream for Incoming {
+    type Item = std::io::Result<tokio::net::TcpStream>;
+
+    fn poll_next(
+        mut self: Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Self::Item>> {
+        use std::task::Poll;
+        if let Some(pause) = self.pause.as_mut() {
+            if pause.as_mut().poll(cx).is_pending() {
+                return Poll::Pending;
+            }
+            self.pause = None;
+        }
+        match self.listener.poll_accept(cx) {
+            Poll::Ready(Ok((sock, _))) => Poll::Ready(Some(Ok(sock))),
+            Poll::Ready(Err(e)) => {
+                if self
+                    .warned
+                    .is_none_or(|t| t.elapsed() > Duration::from_secs(10))
+                {
+                    tracing::warn!(error = %e, "cannot accept a connection (out of file descriptors?): pausing accepts");
+                    self.warned = Some(std::time::Instant::now());
+                }
+                self.pause = Some(Box::pin(tokio::time::sleep(Duration::from_millis(100))));
+                Poll::Ready(Some(Err(e)))
+            }
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
 async fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
+    raise_fd_limit();
     let roots = if args.allow_roots.is_empty() {
         vec![std::env::current_dir().context("the current folder")?]
     } else {
         args.allow_roots.clone()
     };
     let roots = Roots::new(&roots).map_err(anyhow::Error::msg)?;
-    if args.token.is_none() {
+    let token = super::args::token(args.token.as_deref(), args.token_file.as_deref())?;
+    if token.is_none() {
         tracing::warn!("no --token: any client that can reach the port may submit jobs");
     }
-    let (store, rows) = Store::open(&args.state)?;
+    let (store, loaded) = Store::open(&args.state)?;
     let coordinator = Coordinator::new(
         Config {
             lease_ttl: Duration::from_millis(u64::from(args.lease_ttl_ms.max(100))),
             max_attempts: args.max_attempts.max(1),
             shard_bytes: args.shard_bytes.max(1),
             roots: roots.clone(),
+            retention: (args.retention_hours > 0.0 && args.retention_hours.is_finite())
+                .then(|| Duration::from_secs_f64(args.retention_hours * 3600.0)),
         },
         store,
-        rows,
+        loaded,
     )?;
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await
@@ -269,13 +409,39 @@ async fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
             reaper.reap();
         }
     });
+    // While the state file cannot be written, try it every two seconds.
+    let recovering = coordinator.clone();
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(Duration::from_secs(2));
+        loop {
+            tick.tick().await;
+            recovering.recover().await;
+        }
+    });
 
     let (reporter, health) = tonic_health::server::health_reporter();
     reporter.set_serving::<JobsServer<JobsService>>().await;
     reporter
         .set_serving::<WorkersServer<WorkersService>>()
         .await;
-    let check = CheckToken::new(args.token.as_deref());
+    // NOT_SERVING while the state file cannot be written: a load balancer
+    // or Kubernetes then stops sending work to a coordinator that would
+    // refuse it.
+    let mut degraded = coordinator.health();
+    tokio::spawn(async move {
+        while degraded.changed().await.is_ok() {
+            let serving = degraded.borrow_and_update().is_none();
+            let status = if serving {
+                tonic_health::ServingStatus::Serving
+            } else {
+                tonic_health::ServingStatus::NotServing
+            };
+            for service in ["", "verdict.v1.Jobs", "verdict.v1.Workers"] {
+                reporter.set_service_status(service, status).await;
+            }
+        }
+    });
+    let check = CheckToken::new(token.as_deref());
     let jobs = JobsServer::new(JobsService(coordinator.clone()))
         .max_decoding_message_size(MAX_MESSAGE_BYTES)
         .max_encoding_message_size(64 << 20);
@@ -295,12 +461,9 @@ async fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
         .add_service(health)
         .add_service(InterceptedService::new(jobs, check.clone()))
         .add_service(InterceptedService::new(workers, check))
-        .serve_with_incoming_shutdown(
-            tokio_stream::wrappers::TcpListenerStream::new(listener),
-            async {
-                let _ = stopped.await;
-            },
-        );
+        .serve_with_incoming_shutdown(Incoming::new(listener), async {
+            let _ = stopped.await;
+        });
     tokio::pin!(serving);
     tokio::select! {
         r = &mut serving => r.context("serving gRPC")?,

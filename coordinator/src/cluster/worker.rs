@@ -19,7 +19,7 @@ use tokio::sync::watch;
 use tonic::{Code, Status};
 use verdict_proto::v1;
 use verdict_proto::v1::workers_client::WorkersClient;
-use verdict_worker::shard::{run_shard, ShardError, ShardFile};
+use verdict_worker::shard::{run_shard, PartTarget, ShardError, ShardFile};
 
 use super::args::WorkerArgs;
 use super::client::{authed, endpoint, Authed};
@@ -77,10 +77,24 @@ struct Worker {
     name: String,
     drain: Duration,
     stop: watch::Receiver<bool>,
+    /// When the stop signal came: a finished shard is reported until
+    /// `drain` after it, not forever.
+    stopped_at: Option<Instant>,
 }
+
+/// A shard finished whose completion the coordinator never heard.
+#[derive(Debug)]
+struct Unreported {
+    job: u64,
+    shard: u32,
+}
+
+/// Encoded summaries larger than this are sent in chunks (`CompleteStream`).
+const CHUNK_BYTES: usize = 1 << 20;
 
 pub fn run(args: WorkerArgs) -> anyhow::Result<ExitCode> {
     init_logs(args.log_json);
+    super::server::raise_fd_limit();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.threads)
         .thread_name(|i| format!("analyse-{i}"))
@@ -92,7 +106,11 @@ pub fn run(args: WorkerArgs) -> anyhow::Result<ExitCode> {
         .build()
         .context("starting the async runtime")?;
     let result = runtime.block_on(async move {
-        let channel = endpoint(&args.connect)?.connect_lazy();
+        // A coordinator that stopped answering (paused, or behind a dead
+        // link) must not hold a request forever: acquire waits at most 30 s.
+        let channel = endpoint(&args.connect)?
+            .timeout(Duration::from_secs(45))
+            .connect_lazy();
         let client =
             WorkersClient::new(authed(channel, &args.connect)?).max_decoding_message_size(64 << 20);
         let (stop_tx, stop) = watch::channel(false);
@@ -114,9 +132,18 @@ pub fn run(args: WorkerArgs) -> anyhow::Result<ExitCode> {
             name,
             drain: Duration::from_secs(args.drain_seconds),
             stop,
+            stopped_at: None,
         };
-        w.run().await.map_err(super::client::refused)?;
-        Ok(ExitCode::SUCCESS)
+        match w.run().await.map_err(super::client::refused)? {
+            None => Ok(ExitCode::SUCCESS),
+            Some(u) => {
+                eprintln!(
+                    "verdict: stopped before the coordinator heard that shard {} of job {} was done: it will run again elsewhere",
+                    u.shard, u.job
+                );
+                Ok(ExitCode::from(1))
+            }
+        }
     });
     // A shard handed back may still be finishing its current file.
     runtime.shutdown_timeout(Duration::from_secs(1));
@@ -124,8 +151,17 @@ pub fn run(args: WorkerArgs) -> anyhow::Result<ExitCode> {
 }
 
 impl Worker {
-    fn stopping(&self) -> bool {
-        *self.stop.borrow()
+    fn stopping(&mut self) -> bool {
+        let stop = *self.stop.borrow();
+        if stop && self.stopped_at.is_none() {
+            self.stopped_at = Some(Instant::now());
+        }
+        stop
+    }
+
+    /// Past the drain period after a stop signal.
+    fn drained(&mut self) -> bool {
+        self.stopping() && self.stopped_at.is_some_and(|t| t.elapsed() >= self.drain)
     }
 
     /// Sleeps `d`, or less if asked to stop.
@@ -156,7 +192,12 @@ impl Worker {
                         Duration::from_millis(u64::from(r.heartbeat_ms.max(50))),
                     )));
                 }
-                Err(s) if matches!(s.code(), Code::Unauthenticated | Code::FailedPrecondition) => {
+                Err(s)
+                    if matches!(
+                        s.code(),
+                        Code::Unauthenticated | Code::FailedPrecondition | Code::InvalidArgument
+                    ) =>
+                {
                     return Err(s)
                 }
                 Err(s) => {
@@ -169,9 +210,11 @@ impl Worker {
         Ok(None)
     }
 
-    async fn run(&mut self) -> Result<(), Status> {
+    /// Leases and analyses shards until stopped; returns the shard left
+    /// unreported, if the stop came before the coordinator heard of it.
+    async fn run(&mut self) -> Result<Option<Unreported>, Status> {
         let Some((id, heartbeat)) = self.register().await? else {
-            return Ok(());
+            return Ok(None);
         };
         let mut backoff = Backoff::new();
         while !self.stopping() {
@@ -179,6 +222,7 @@ impl Worker {
             let req = v1::AcquireRequest {
                 worker_id: id,
                 wait_ms: 10_000,
+                protocol: verdict_proto::PROTOCOL_VERSION,
             };
             let mut stop = self.stop.clone();
             let answer = tokio::select! {
@@ -190,12 +234,19 @@ impl Worker {
                     backoff.reset();
                     let r = r.into_inner();
                     match r.lease {
-                        Some(lease) => self.work(lease, heartbeat).await,
+                        Some(lease) => {
+                            if let Some(u) = self.work(lease, heartbeat).await {
+                                return Ok(Some(u));
+                            }
+                        }
                         None => {
                             let wait = Duration::from_millis(u64::from(r.retry_after_ms.max(100)));
                             self.pause(wait).await;
                         }
                     }
+                }
+                Err(s) if matches!(s.code(), Code::Unauthenticated | Code::FailedPrecondition) => {
+                    return Err(s)
                 }
                 Err(s) => {
                     let wait = backoff.step();
@@ -205,16 +256,18 @@ impl Worker {
             }
         }
         tracing::info!("stopped");
-        Ok(())
+        Ok(None)
     }
 
-    /// Analyses one leased shard, heartbeating, and reports how it ended.
-    async fn work(&mut self, lease: v1::Lease, heartbeat: Duration) {
+    /// Analyses one leased shard, heartbeating, and reports how it ended;
+    /// returns the shard if it was done but could not be reported before
+    /// the drain period ran out.
+    async fn work(&mut self, lease: v1::Lease, heartbeat: Duration) -> Option<Unreported> {
         let id = lease.lease_id;
         tracing::info!(
             job = lease.job_id,
             shard = lease.shard,
-            lease = id,
+            lease = format!("{id:016x}"),
             files = lease.files.len(),
             "shard leased"
         );
@@ -229,8 +282,17 @@ impl Worker {
             (Ok(f), Ok(o)) => (f, o),
             (Err(e), _) | (_, Err(e)) => {
                 self.give_up(id, &format!("bad lease: {e}"), false).await;
-                return;
+                return None;
             }
+        };
+        if lease.staging.is_empty() {
+            self.give_up(id, "bad lease: no staging folder", false)
+                .await;
+            return None;
+        }
+        let target = PartTarget {
+            dir: PathBuf::from(&lease.staging),
+            name: verdict_worker::publish::staged_part_name(lease.shard, id),
         };
         let games = Arc::new(AtomicU64::new(0));
         let cancel = Arc::new(AtomicBool::new(false));
@@ -239,7 +301,7 @@ impl Worker {
         let task = {
             let (games, cancel) = (games.clone(), cancel.clone());
             tokio::task::spawn_blocking(move || {
-                run_shard(&files, shard, &options, &pool, &games, &cancel)
+                run_shard(&files, &target, &options, &pool, &games, &cancel)
             })
         };
         tokio::pin!(task);
@@ -255,69 +317,132 @@ impl Worker {
             );
             tokio::select! {
                 r = &mut task => break r,
-                _ = tick.tick() => {
+                _ = tick.tick(), if !lost => {
                     let req = v1::HeartbeatRequest { lease_id: id, games: games.load(Ordering::Relaxed) };
                     match self.client.heartbeat(req).await {
                         Ok(r) if !r.get_ref().keep => {
-                            tracing::warn!(lease = id, "lease lost (lapsed or job cancelled): dropping the shard");
+                            tracing::warn!(lease = format!("{id:016x}"), "lease lost (lapsed or job cancelled): dropping the shard");
                             cancel.store(true, Ordering::Relaxed);
                             lost = true;
                         }
                         Ok(_) => {}
-                        Err(s) => tracing::warn!(lease = id, error = %s.message(), "heartbeat failed"),
+                        Err(s) => tracing::warn!(lease = format!("{id:016x}"), error = %s.message(), "heartbeat failed"),
                     }
                 }
                 _ = stop.wait_for(|s| *s), if drain_until.is_none() => {
-                    tracing::info!(lease = id, drain = ?self.drain, "finishing the current shard before stopping");
+                    tracing::info!(lease = format!("{id:016x}"), drain = ?self.drain, "finishing the current shard before stopping");
+                    self.stopping();
                     drain_until = Some(Instant::now() + self.drain);
                 }
                 _ = tokio::time::sleep_until(deadline), if drain_until.is_some() => {
                     cancel.store(true, Ordering::Relaxed);
                     self.give_up(id, "worker stopping", true).await;
-                    tracing::info!(lease = id, "shard handed back");
-                    return;
+                    tracing::info!(lease = format!("{id:016x}"), "shard handed back");
+                    return None;
                 }
             }
         };
+        if lost {
+            // Whatever the analysis gave, the lease is gone: nothing to report.
+            return None;
+        }
         match result {
             Ok(Ok(outcome)) => {
-                let req = v1::CompleteRequest {
-                    lease_id: id,
-                    job_id: lease.job_id,
-                    shard,
-                    summary: Some((&outcome.summary).into()),
-                };
-                let mut backoff = Backoff::new();
-                // The part file is written: report it until the coordinator
-                // hears (it may be restarting), or it says the job is gone.
-                loop {
-                    match self.client.complete(req.clone()).await {
-                        Ok(_) => {
-                            tracing::info!(
-                                job = lease.job_id,
-                                shard,
-                                games = outcome.summary.games,
-                                "shard done"
-                            );
-                            return;
-                        }
-                        Err(s) if transient(&s) => {
-                            let wait = backoff.step();
-                            tracing::warn!(error = %s.message(), retry_in = ?wait, "cannot report a finished shard");
-                            tokio::time::sleep(wait).await;
-                        }
-                        Err(s) => {
-                            tracing::warn!(error = %s.message(), code = ?s.code(), "completion refused");
-                            return;
-                        }
-                    }
+                let summary: v1::ShardSummary = (&outcome.summary).into();
+                if self.report(id, lease.job_id, shard, summary).await {
+                    tracing::info!(
+                        job = lease.job_id,
+                        shard,
+                        games = outcome.summary.games,
+                        "shard done"
+                    );
+                    None
+                } else if self.drained() {
+                    Some(Unreported {
+                        job: lease.job_id,
+                        shard,
+                    })
+                } else {
+                    None
                 }
             }
-            Ok(Err(ShardError::Cancelled)) if lost => {}
-            Ok(Err(e)) => self.give_up(id, &e.to_string(), false).await,
+            Ok(Err(ShardError::Cancelled)) => None,
+            Ok(Err(e)) => {
+                self.give_up(id, &e.to_string(), false).await;
+                None
+            }
             Err(join) => {
                 self.give_up(id, &format!("analysis panicked: {join}"), false)
+                    .await;
+                None
+            }
+        }
+    }
+
+    /// Reports a finished shard until the coordinator hears it (it may be
+    /// restarting), says it is not wanted, or the drain period after a stop
+    /// runs out. True when the coordinator took it.
+    async fn report(
+        &mut self,
+        lease: u64,
+        job: u64,
+        shard: u32,
+        summary: v1::ShardSummary,
+    ) -> bool {
+        let encoded = verdict_proto::prost::Message::encode_to_vec(&summary);
+        let mut backoff = Backoff::new();
+        loop {
+            let sent = if encoded.len() > CHUNK_BYTES {
+                let chunks: Vec<v1::CompleteChunk> = encoded
+                    .chunks(CHUNK_BYTES)
+                    .enumerate()
+                    .map(|(i, data)| v1::CompleteChunk {
+                        lease_id: if i == 0 { lease } else { 0 },
+                        job_id: if i == 0 { job } else { 0 },
+                        shard: if i == 0 { shard } else { 0 },
+                        summary_len: if i == 0 { encoded.len() as u64 } else { 0 },
+                        data: data.to_vec(),
+                    })
+                    .collect();
+                self.client
+                    .complete_stream(tokio_stream::iter(chunks))
                     .await
+                    .map(|_| ())
+            } else {
+                let req = v1::CompleteRequest {
+                    lease_id: lease,
+                    job_id: job,
+                    shard,
+                    summary: Some(summary.clone()),
+                };
+                self.client.complete(req).await.map(|_| ())
+            };
+            match sent {
+                Ok(()) => return true,
+                Err(s) if transient(&s) => {
+                    if self.drained() {
+                        tracing::warn!(error = %s.message(), "stopping: the coordinator did not hear of the finished shard in time");
+                        return false;
+                    }
+                    let wait = backoff.step();
+                    tracing::warn!(error = %s.message(), retry_in = ?wait, "cannot report a finished shard");
+                    let mut stop = self.stop.clone();
+                    tokio::select! {
+                        _ = tokio::time::sleep(wait) => {}
+                        _ = stop.wait_for(|s| *s), if self.stopped_at.is_none() => { self.stopping(); }
+                    }
+                }
+                Err(s) => {
+                    tracing::warn!(error = %s.message(), code = ?s.code(), "completion refused");
+                    // Say why, so the job lists the real reason, not a lapse.
+                    self.give_up(
+                        lease,
+                        &format!("the coordinator refused the completion: {}", s.message()),
+                        false,
+                    )
+                    .await;
+                    return false;
+                }
             }
         }
     }
@@ -330,7 +455,7 @@ impl Worker {
         };
         if let Err(s) = self.client.fail(req).await {
             // The lease will lapse instead.
-            tracing::warn!(lease, error = %s.message(), "cannot report the shard");
+            tracing::warn!(lease = format!("{lease:016x}"), error = %s.message(), "cannot report the shard");
         }
     }
 }

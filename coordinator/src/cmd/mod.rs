@@ -29,6 +29,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Status(args) => crate::cluster::status(args),
         Command::Watch(args) => crate::cluster::watch(args),
         Command::Cancel(args) => crate::cluster::cancel(args),
+        Command::Delete(args) => crate::cluster::delete(args),
         Command::Loadtest(args) => crate::cluster::loadtest(args),
     }
 }

@@ -34,7 +34,10 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     } else {
         print_table(&run, &found);
     }
-    let missing = found.unread.iter().any(|u| args.inputs.contains(&u.path));
+    let missing = found
+        .unread
+        .iter()
+        .any(|u| !u.duplicate && args.inputs.contains(&u.path));
     Ok(if missing || !run.tally.unreadable_files.is_empty() {
         ExitCode::from(2)
     } else {
