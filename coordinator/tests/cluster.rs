@@ -2,265 +2,13 @@
 //! `verdict worker`s and the client commands, compared with `verdict run`
 //! on the same generated corpus.
 
+mod support;
+
 use std::collections::BTreeMap;
-use std::fs::File;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use arrow_array::{Array, BooleanArray, Float64Array, Int64Array, StringArray};
-use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use serde_json::Value;
-
-const TOKEN: &str = "test-token";
-
-fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("verdict-cluster-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.canonicalize().unwrap()
-}
-
-/// A child process that is killed when the test ends, pass or fail.
-struct Proc {
-    child: Child,
-    log: PathBuf,
-}
-
-impl Proc {
-    fn kill9(&mut self) {
-        // Child::kill is SIGKILL on Unix: no chance to clean up.
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-
-    fn log(&self) -> String {
-        std::fs::read_to_string(&self.log).unwrap_or_default()
-    }
-}
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        self.kill9();
-    }
-}
-
-fn verdict() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_verdict"));
-    c.env_remove("VERDICT_TOKEN")
-        .env_remove("VERDICT_COORDINATOR");
-    c
-}
-
-/// Starts `verdict serve` and returns it with the address it listens on.
-fn serve(dir: &Path, listen: &str, extra: &[&str]) -> (Proc, String) {
-    let log = dir.join(format!("serve-{}.log", listen.replace(':', "_")));
-    let mut child = verdict()
-        .args(["serve", "--listen", listen, "--token", TOKEN])
-        .arg("--state")
-        .arg(dir.join("state.db"))
-        .arg("--allow-root")
-        .arg(dir)
-        .args(extra)
-        .stdout(Stdio::piped())
-        .stderr(File::create(&log).unwrap())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let proc = Proc { child, log };
-    let addr = line
-        .trim()
-        .strip_prefix("verdict: listening on ")
-        .unwrap_or_else(|| panic!("serve did not start: {line:?}\n{}", proc.log()))
-        .to_string();
-    (proc, addr)
-}
-
-fn worker(dir: &Path, addr: &str, name: &str, extra: &[&str]) -> Proc {
-    let log = dir.join(format!("worker-{name}.log"));
-    let child = verdict()
-        .args(["worker", "--coordinator", &format!("http://{addr}")])
-        .args(["--name", name])
-        .args(extra)
-        .env("VERDICT_TOKEN", TOKEN)
-        .stderr(File::create(&log).unwrap())
-        .spawn()
-        .unwrap();
-    Proc { child, log }
-}
-
-/// Runs a client command against `addr` with the token.
-fn client(addr: &str, args: &[&str]) -> Output {
-    verdict()
-        .args(args)
-        .args(["--coordinator", &format!("http://{addr}")])
-        .env("VERDICT_TOKEN", TOKEN)
-        .output()
-        .unwrap()
-}
-
-fn json_of(out: &Output) -> Value {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
-fn submit(addr: &str, inputs: &[&Path], out: &Path, shard_bytes: u64) -> u64 {
-    let mut args: Vec<String> = vec!["submit".into(), "--json".into()];
-    args.extend(inputs.iter().map(|p| p.display().to_string()));
-    args.extend([
-        "--out".into(),
-        out.display().to_string(),
-        "--shard-bytes".into(),
-        shard_bytes.to_string(),
-    ]);
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    json_of(&client(addr, &args))["id"].as_u64().unwrap()
-}
-
-fn status(addr: &str, job: u64) -> Value {
-    json_of(&client(addr, &["status", &job.to_string(), "--json"]))
-}
-
-/// Polls until `done` says yes, failing with the logs after `limit`.
-fn wait_until(limit: Duration, what: &str, logs: &[&Proc], mut done: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !done() {
-        if start.elapsed() > limit {
-            let logs: Vec<String> = logs.iter().map(|p| p.log()).collect();
-            panic!("timed out waiting for {what}\n{}", logs.join("\n----\n"));
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-fn wait_for_end(addr: &str, job: u64, logs: &[&Proc]) -> Value {
-    let mut last = Value::Null;
-    wait_until(Duration::from_secs(180), "the job to end", logs, || {
-        std::thread::sleep(Duration::from_millis(100));
-        last = status(addr, job);
-        last["state"] != "running"
-    });
-    last
-}
-
-/// A generated corpus: single-game and collection files, plus one large
-/// collection holding every game again (split by game ranges), its last
-/// game cut off.
-fn corpus(dir: &Path, games: usize) -> PathBuf {
-    let corpus = dir.join("corpus");
-    let out = verdict()
-        .args(["synth", "--games", &games.to_string(), "--out"])
-        .arg(&corpus)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let mut all = Vec::new();
-    let mut names: Vec<PathBuf> = std::fs::read_dir(&corpus)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    names.sort();
-    for p in names {
-        all.extend(std::fs::read(p).unwrap());
-    }
-    // Damage at the end: a game cut off mid-record.
-    all.extend(b"(;GM[1]SZ[19]KM[6.5];B[pd];W[dp];B[pp");
-    std::fs::write(corpus.join("zz-everything.sgf"), all).unwrap();
-    corpus
-}
-
-fn local_run(corpus: &Path, out: &Path) {
-    let o = verdict()
-        .arg("run")
-        .arg(corpus)
-        .arg("--out")
-        .arg(out)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-}
-
-/// Every row of every part file, each rendered whole, sorted.
-fn rows(out: &Path) -> Vec<String> {
-    let mut rows = Vec::new();
-    for e in std::fs::read_dir(out.join("games")).unwrap() {
-        let p = e.unwrap().path();
-        assert_eq!(
-            p.extension().unwrap(),
-            "parquet",
-            "no temporary file is left: {}",
-            p.display()
-        );
-        let reader = ParquetRecordBatchReaderBuilder::try_new(File::open(&p).unwrap())
-            .unwrap()
-            .build()
-            .unwrap();
-        for b in reader {
-            let b = b.unwrap();
-            let schema = b.schema();
-            for i in 0..b.num_rows() {
-                let mut cells = Vec::new();
-                for (f, col) in schema.fields().iter().zip(b.columns()) {
-                    let any = col.as_any();
-                    let v = if col.is_null(i) {
-                        "null".to_string()
-                    } else if let Some(a) = any.downcast_ref::<StringArray>() {
-                        a.value(i).to_string()
-                    } else if let Some(a) = any.downcast_ref::<Int64Array>() {
-                        a.value(i).to_string()
-                    } else if let Some(a) = any.downcast_ref::<Float64Array>() {
-                        a.value(i).to_string()
-                    } else if let Some(a) = any.downcast_ref::<BooleanArray>() {
-                        a.value(i).to_string()
-                    } else {
-                        panic!("unexpected column type {}", f.data_type())
-                    };
-                    cells.push(format!("{}={v}", f.name()));
-                }
-                rows.push(cells.join("|"));
-            }
-        }
-    }
-    rows.sort();
-    rows
-}
-
-fn summary(out: &Path) -> Value {
-    serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap()
-}
-
-/// The job's output is the local run's: the same rows (as a multiset, whole
-/// rows, so the same game_hash multiset too) and the same summary.
-fn assert_same_as_local(job_out: &Path, local_out: &Path) {
-    let (job, local) = (rows(job_out), rows(local_out));
-    assert!(local.len() > 100, "{} rows", local.len());
-    assert_eq!(job.len(), local.len(), "as many rows as the local run");
-    assert!(job == local, "the same rows as the local run");
-    assert_eq!(summary(job_out), summary(local_out));
-    assert!(job_out.join("summary.parquet").exists());
-}
-
-fn metrics(addr: &str) -> String {
-    let mut s = std::net::TcpStream::connect(addr).unwrap();
-    s.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
-        .unwrap();
-    let mut text = String::new();
-    s.read_to_string(&mut text).unwrap();
-    text
-}
-
-fn free_port() -> String {
-    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    l.local_addr().unwrap().to_string()
-}
+use support::*;
 
 #[test]
 fn three_workers_give_the_rows_and_summary_of_a_local_run() {
@@ -439,7 +187,10 @@ fn clients_without_the_token_and_paths_outside_the_roots_are_refused() {
     let out = dir.join("out").display().to_string();
     let cases: [(&[&str], &str); 4] = [
         (&["/etc"], "outside the allowed roots"),
-        (&[&format!("{}/in/../../", dir.display())], "contains `..`"),
+        (
+            &[&format!("{}/in/../../", dir.display())],
+            "outside the allowed roots",
+        ),
         (
             &[&format!("{}/in/missing.sgf", dir.display())],
             "cannot read",
@@ -506,25 +257,6 @@ fn a_short_load_test_runs_without_errors() {
     assert!(v["lease_cycles"].as_f64().unwrap() > 10.0, "{v}");
     let by: BTreeMap<String, Value> = serde_json::from_value(v["latency_ms"].clone()).unwrap();
     assert!(by["complete"]["p99"].as_f64().unwrap() > 0.0, "{v}");
-}
-
-/// Sends SIGTERM (by pid, as Kubernetes does) and expects a clean exit
-/// within 30 s.
-fn stop(p: &mut Proc) {
-    let term = Command::new("kill")
-        .args(["-TERM", &p.child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(term.success());
-    let start = Instant::now();
-    let code = loop {
-        if let Some(code) = p.child.try_wait().unwrap() {
-            break code;
-        }
-        assert!(start.elapsed() < Duration::from_secs(30), "{}", p.log());
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    assert!(code.success(), "{}", p.log());
 }
 
 /// SIGTERM (sent by pid, as Kubernetes does) with no time to drain: the
@@ -611,21 +343,37 @@ fn shards_that_keep_failing_end_the_job_with_their_reason() {
     let dir = temp("failing");
     std::fs::create_dir_all(dir.join("in")).unwrap();
     std::fs::write(dir.join("in/a.sgf"), "(;SZ[9];B[aa];W[bb])").unwrap();
-    // `games` is a file, so no part file can be written.
-    std::fs::create_dir_all(dir.join("out")).unwrap();
-    std::fs::write(dir.join("out/games"), "in the way").unwrap();
     let (server, addr) = serve(&dir, "127.0.0.1:0", &["--max-attempts", "2"]);
-    let w = worker(&dir, &addr, "w", &["-j", "1"]);
     let job = submit(&addr, &[&dir.join("in")], &dir.join("out"), 1 << 20);
+    // The job's staging folder is taken away before any worker comes, so
+    // no part can be written.
+    for e in std::fs::read_dir(dir.join("out/_staging")).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            std::fs::remove_dir_all(&p).unwrap();
+        }
+    }
+    let w = worker(&dir, &addr, "w", &["-j", "1"]);
     let end = wait_for_end(&addr, job, &[&w, &server]);
     assert_eq!(end["state"], "done with failures", "{end}");
     assert_eq!(end["shards"]["failed"], 1, "{end}");
     let failure = &end["failures"][0];
     assert_eq!(failure["attempts"], 2, "{end}");
     assert!(
-        failure["reason"].as_str().unwrap().contains("games"),
+        failure["reason"]
+            .as_str()
+            .unwrap()
+            .contains("staging folder"),
         "{end}"
     );
+    assert!(
+        end["error"]
+            .as_str()
+            .unwrap()
+            .contains("nothing was published"),
+        "{end}"
+    );
+    assert!(!dir.join("out/summary.json").exists());
     // `verdict watch` on an ended job says so and exits 1.
     let watched = client(&addr, &["watch", &job.to_string()]);
     assert_eq!(watched.status.code(), Some(1));
