@@ -2,8 +2,9 @@
 """Read a `verdict run` output folder back with pyarrow, DuckDB and polars.
 
 Checks that the three readers see the same rows with the documented column
-types, that every skipped row says why, and that a DuckDB query of each
-headline disagreement rate equals the one in summary.json.
+types, that every skipped row says why, that a DuckDB query of each
+headline disagreement rate equals the one in summary.json, and that the
+games folder read whole holds exactly the parts _SUCCESS lists.
 
     pip install pyarrow duckdb polars
     python3 scripts/check_parquet.py OUT_DIR
@@ -58,6 +59,17 @@ def main(out: Path) -> int:
         assert (n, k) == (cell["scorable"], cell["disagreements"]), (comparison, n, k, cell)
         assert math.isclose(k / n if n else 0.0, cell["rate"]), (comparison, cell)
         print(f"{comparison}: {k}/{n} differ, as summary.json says")
+
+    # The folder read whole, as dashboards do: only published parts are
+    # there (a run in progress works in _staging/, which readers skip), and
+    # _SUCCESS lists exactly them with their row counts.
+    whole = pq.read_table(out / "games")
+    assert whole.num_rows == arrow_rows, (whole.num_rows, arrow_rows)
+    marker = json.loads((out / "_SUCCESS").read_text())
+    listed = {p["path"]: p["rows"] for p in marker["parts"]}
+    found = {f"games/{p.name}": pq.read_metadata(p).num_rows for p in parts}
+    assert listed == found, (listed, found)
+    assert marker["games"] == summary["games"], (marker["games"], summary["games"])
 
     s = pl.read_parquet(out / "summary.parquet")
     assert s.height == len(summary["comparisons"]), (s.height, len(summary["comparisons"]))
