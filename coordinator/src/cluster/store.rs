@@ -163,6 +163,8 @@ pub struct Store {
     /// Why the last transaction failed, until a recovery; shared with the
     /// writer thread.
     failed: Arc<Mutex<Option<String>>>,
+    /// Whether `failed` holds a reason: read on every RPC without a lock.
+    failing: Arc<std::sync::atomic::AtomicBool>,
     /// Failed transactions so far (for `/metrics`).
     errors: Arc<std::sync::atomic::AtomicU64>,
     path: PathBuf,
@@ -326,16 +328,18 @@ impl Store {
         let loaded = load(&conn).map_err(err)?;
         let (tx, rx) = mpsc::channel();
         let failed = Arc::new(Mutex::new(None));
+        let failing = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let errors = Arc::new(std::sync::atomic::AtomicU64::new(0));
-        let (shared, counted) = (failed.clone(), errors.clone());
+        let (shared, flag, counted) = (failed.clone(), failing.clone(), errors.clone());
         std::thread::Builder::new()
             .name("state-writer".into())
-            .spawn(move || writer(conn, rx, name, shared, &counted))
+            .spawn(move || writer(conn, rx, name, (shared, flag), &counted))
             .expect("spawning the state writer");
         Ok((
             Store {
                 tx,
                 failed,
+                failing,
                 errors,
                 path: path.to_path_buf(),
                 _lock: Arc::new(lock),
@@ -346,6 +350,9 @@ impl Store {
 
     /// Why the state file cannot be written now, if it cannot.
     pub fn failure(&self) -> Option<String> {
+        if !self.failing.load(std::sync::atomic::Ordering::Acquire) {
+            return None;
+        }
         self.failed
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -492,11 +499,16 @@ fn writer(
     mut conn: Connection,
     rx: mpsc::Receiver<Msg>,
     name: String,
-    failed: Arc<Mutex<Option<String>>>,
+    (failed, failing): (
+        Arc<Mutex<Option<String>>>,
+        Arc<std::sync::atomic::AtomicBool>,
+    ),
     errors: &std::sync::atomic::AtomicU64,
 ) {
     let set_failed = |why: Option<String>| {
-        *failed.lock().unwrap_or_else(|e| e.into_inner()) = why;
+        let mut f = failed.lock().unwrap_or_else(|e| e.into_inner());
+        failing.store(why.is_some(), std::sync::atomic::Ordering::Release);
+        *f = why;
     };
     let is_failed = || failed.lock().unwrap_or_else(|e| e.into_inner()).clone();
     let mut pending: Option<Msg> = None;
