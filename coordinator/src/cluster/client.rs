@@ -190,8 +190,24 @@ pub fn submit(args: SubmitArgs) -> anyhow::Result<ExitCode> {
         shard_bytes: args.shard_bytes.unwrap_or(0),
         label: args.label.clone(),
     };
-    if verdict_proto::prost::Message::encoded_len(&req) > MAX_MESSAGE_BYTES {
-        bail!("too many inputs for one request: name their folders instead");
+    // Said here, before anything is sent, in the words the coordinator
+    // would use.
+    use super::state::limits;
+    if req.label.len() > limits::LABEL_BYTES {
+        bail!(
+            "--label: {} bytes, more than the limit of {}",
+            req.label.len(),
+            limits::LABEL_BYTES
+        );
+    }
+    if req.inputs.len() > limits::INPUTS
+        || verdict_proto::prost::Message::encoded_len(&req) > MAX_MESSAGE_BYTES
+    {
+        bail!(
+            "too many inputs for one request ({}; the limit is {} and 4 MiB in all): name their folders instead",
+            req.inputs.len(),
+            limits::INPUTS
+        );
     }
     runtime()?.block_on(async {
         let mut client = jobs_client(&args.connect).await?;

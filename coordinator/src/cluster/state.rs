@@ -2140,6 +2140,21 @@ mod tests {
         assert!(c.get(ids[1]).is_ok());
     }
 
+    #[test]
+    fn the_workers_table_is_bounded() {
+        let f = Fixture::new("workers");
+        let c = f.coordinator(60_000, 3);
+        for _ in 0..limits::WORKERS + 10 {
+            c.register("w").unwrap();
+        }
+        assert_eq!(c.gauges().workers_known, limits::WORKERS as u64);
+        // Unknown ids (workers from before a restart) do not grow it either.
+        for id in 1..=10 {
+            c.acquire(id).unwrap();
+        }
+        assert_eq!(c.gauges().workers_known, limits::WORKERS as u64);
+    }
+
     #[tokio::test]
     async fn requests_over_a_limit_are_refused_naming_it() {
         let f = Fixture::new("limits");
