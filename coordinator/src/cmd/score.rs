@@ -6,8 +6,9 @@ use std::process::ExitCode;
 use anyhow::{bail, Context};
 use serde_json::json;
 use verdict_rules::analyse::{Analyser, Analysis, KomiPolicy};
+use verdict_rules::dajiefang;
 use verdict_rules::game::Game;
-use verdict_rules::score::{PointState, RuleSet};
+use verdict_rules::score::PointState;
 use verdict_rules::settle::{ChainFate, Layer, Settlement};
 use verdict_rules::sgf::{Reader, SgfGame};
 use verdict_rules::{Color, Point};
@@ -41,15 +42,22 @@ pub fn run(args: ScoreArgs) -> anyhow::Result<ExitCode> {
     if args.json {
         println!(
             "{}",
-            serde_json::to_string_pretty(&to_json(
-                &game,
+            serde_json::to_string_pretty(&with_variant(
+                to_json(
+                    &game,
+                    &analysis,
+                    states,
+                    analysis.settled.map(|_| analyser.settlement())
+                ),
                 &analysis,
-                states,
-                analysis.settled.map(|_| analyser.settlement())
+                analyser.dajiefang_replayer().illegal_moves()
             ))?
         );
     } else {
         print_human(&args.file, args.game, &game, &analysis, states);
+        if let Some(v) = &analysis.variant {
+            print_variant(&game, v, analyser.dajiefang_replayer().illegal_moves());
+        }
         if analysis.settled.is_some() {
             print_unsure_chains(&game, analyser.settlement());
         }
@@ -196,6 +204,61 @@ fn print_human(file: &Path, n: usize, game: &Game<'_>, a: &Analysis, states: &[P
     }
 }
 
+/// What a 大解放 replay found: the moves of each kind, the end, and every
+/// illegal move with why.
+fn print_variant(game: &Game<'_>, v: &dajiefang::Report, illegal: &[dajiefang::IllegalMove]) {
+    let a = &v.accounting;
+    println!();
+    println!(
+        "  大解放{}: placed B {} W {}, placed off B {} W {}, moved B {} W {}, moved off B {} W {}; kos retaken by a moving move {}; {}",
+        if game.dajiefang.as_ref().is_some_and(|r| r.inferred) { " (read from MF; no RU says so)" } else { "" },
+        a.placed.black, a.placed.white,
+        a.placed_off.black, a.placed_off.white,
+        a.moved.black, a.moved.white,
+        a.moved_off.black, a.moved_off.white,
+        a.ko_retakes_by_moving,
+        match a.four_xu_end {
+            Some(i) => format!("ended by four 虚着 at move {}", i + 1),
+            None => "not ended by four 虚着".to_string(),
+        }
+    );
+    if illegal.is_empty() {
+        println!("  every move is legal under the variant");
+    }
+    for m in illegal {
+        println!(
+            "  move {}: illegal under the variant: {}",
+            m.move_index + 1,
+            m.why
+        );
+    }
+}
+
+fn with_variant(
+    mut out: serde_json::Value,
+    a: &Analysis,
+    illegal: &[dajiefang::IllegalMove],
+) -> serde_json::Value {
+    let Some(v) = &a.variant else {
+        out["variant"] = json!("standard");
+        return out;
+    };
+    let acc = &v.accounting;
+    let by = |x: verdict_rules::ByColor<u32>| json!({"B": x.black, "W": x.white});
+    out["variant"] = json!("dajiefang");
+    out["dajiefang"] = json!({
+        "placed": by(acc.placed),
+        "placed_off": by(acc.placed_off),
+        "moved": by(acc.moved),
+        "moved_off": by(acc.moved_off),
+        "beside": by(acc.beside),
+        "ko_retakes_by_moving": acc.ko_retakes_by_moving,
+        "four_xu_end": acc.four_xu_end.map(|i| i + 1),
+        "illegal": illegal.iter().map(|m| json!({"move": m.move_index + 1, "why": m.why.to_string()})).collect::<Vec<_>>(),
+    });
+    out
+}
+
 /// The chains a layer above Benson decided, least sure first: where to look
 /// when the settler and the players disagree.
 fn print_unsure_chains(game: &Game<'_>, s: &Settlement) {
@@ -293,6 +356,6 @@ fn to_json(
                 _ => None,
             },
         },
-        "rule_sets": RuleSet::ALL.iter().map(|r| r.id()).collect::<Vec<_>>(),
+        "rule_sets": a.verdicts.iter().map(|v| v.rule_set.id()).collect::<Vec<_>>(),
     })
 }
