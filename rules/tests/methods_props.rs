@@ -213,3 +213,45 @@ proptest! {
         check(&random_game(seed))?;
     }
 }
+
+/// RULES.md section 7, seed 004's 7x7 example, counted by every procedure
+/// as the seed counts it: 计活子 Black by one (22 living stones to 21; 数路法
+/// one 路 to none; 填满数子 leaves 3 Black and 4 White of 25 in the bowls;
+/// 还棋头: White, one block more, gives one back, 25 to 24), 计枰点 White by
+/// one (24 points to 25; 填满计点's White bowl of 24 runs out with one
+/// point open: 24 + 1).
+#[test]
+fn the_seed_004_example_by_every_procedure() {
+    use verdict_rules::score::{Counter, Position, Terms};
+    use verdict_rules::ByColor;
+    let position = Position::from_diagram(
+        "7  . X . X X O .
+         6  . X X X O . O
+         5  . . X O O O O
+         4  X X X X O X O
+         3  O O O X X X X
+         2  O . X O O X X
+         1  . O O O O O X
+            a b c d e f g",
+    )
+    .unwrap();
+    let dead = [Point::new(2, 5).unwrap()];
+    let counts = Counter::new().count(&position, &dead);
+    let terms = Terms {
+        placed: ByColor::new(21, 21),
+        captures: ByColor::new(1, 1),
+        handicap: 0,
+        komi: 0.0,
+    };
+    let report = count_methods(&position, &dead, &counts, &terms);
+    assert_eq!(report.blocks, ByColor::new(1, 2));
+    assert!(report.findings.is_empty(), "{:?}", report.findings);
+    for r in &report.results {
+        let expected = match r.method.rule_set() {
+            RuleSet::JhzA | RuleSet::JhzB => 1.0,
+            _ => -1.0,
+        };
+        assert_eq!(r.margin, Some(expected), "{:?}", r.method);
+        assert!(r.agrees());
+    }
+}

@@ -8,6 +8,7 @@ use serde_json::json;
 use verdict_rules::analyse::{Analyser, Analysis, KomiPolicy};
 use verdict_rules::dajiefang;
 use verdict_rules::game::Game;
+use verdict_rules::score::methods::{count_methods, MethodsReport};
 use verdict_rules::score::PointState;
 use verdict_rules::settle::{ChainFate, Layer, Settlement};
 use verdict_rules::sgf::{Reader, SgfGame};
@@ -39,24 +40,38 @@ pub fn run(args: ScoreArgs) -> anyhow::Result<ExitCode> {
     let mut analyser = Analyser::new().ignore_marks(args.ignore_marks);
     let analysis = analyser.analyse(&game, komi);
     let states = analyser.counter().states();
+    let methods = args.methods.then(|| {
+        count_methods(
+            &analysis.position,
+            &analysis.dead,
+            &analysis.counts,
+            &analysis.terms,
+        )
+    });
     if args.json {
         println!(
             "{}",
-            serde_json::to_string_pretty(&with_variant(
-                to_json(
-                    &game,
+            serde_json::to_string_pretty(&with_methods(
+                with_variant(
+                    to_json(
+                        &game,
+                        &analysis,
+                        states,
+                        analysis.settled.map(|_| analyser.settlement())
+                    ),
                     &analysis,
-                    states,
-                    analysis.settled.map(|_| analyser.settlement())
+                    analyser.dajiefang_replayer().illegal_moves()
                 ),
-                &analysis,
-                analyser.dajiefang_replayer().illegal_moves()
+                methods.as_ref()
             ))?
         );
     } else {
         print_human(&args.file, args.game, &game, &analysis, states);
         if let Some(v) = &analysis.variant {
             print_variant(&game, v, analyser.dajiefang_replayer().illegal_moves());
+        }
+        if let Some(m) = &methods {
+            print_methods(m);
         }
         if analysis.settled.is_some() {
             print_unsure_chains(&game, analyser.settlement());
@@ -232,6 +247,56 @@ fn print_variant(game: &Game<'_>, v: &dajiefang::Report, illegal: &[dajiefang::I
             m.why
         );
     }
+}
+
+/// Every procedure of the seeds beside its formula, and why any differ.
+fn print_methods(m: &MethodsReport) {
+    println!();
+    println!(
+        "  {:<16} {:<10} {:>10} {:>9}  (seeds 000 and 004: counting procedures on this position)",
+        "procedure", "", "count", "formula"
+    );
+    for r in &m.results {
+        let count = r.margin.map_or("-".to_string(), |v| format!("{v}"));
+        println!(
+            "  {:<16} {:<10} {:>10} {:>9}  {}",
+            r.method.id(),
+            r.method.name(),
+            count,
+            r.formula,
+            if r.agrees() { "" } else { "differs" }
+        );
+    }
+    let findings: Vec<&str> = m.findings.iter().map(|f| f.as_str()).collect();
+    println!(
+        "  blocks B {} W {}; findings: {}",
+        m.blocks.black,
+        m.blocks.white,
+        if findings.is_empty() {
+            "none (every procedure must agree)".to_string()
+        } else {
+            findings.join(", ")
+        }
+    );
+}
+
+fn with_methods(mut out: serde_json::Value, m: Option<&MethodsReport>) -> serde_json::Value {
+    let Some(m) = m else {
+        return out;
+    };
+    out["methods"] = json!({
+        "results": m.results.iter().map(|r| json!({
+            "id": r.method.id(),
+            "name": r.method.name(),
+            "rule_set": r.method.rule_set().id(),
+            "count": r.margin,
+            "formula": r.formula,
+            "agrees": r.agrees(),
+        })).collect::<Vec<_>>(),
+        "findings": m.findings.iter().map(|f| f.as_str()).collect::<Vec<_>>(),
+        "blocks": {"B": m.blocks.black, "W": m.blocks.white},
+    });
+    out
 }
 
 fn with_variant(
