@@ -556,6 +556,7 @@ impl Work {
         .flatten()
     }
 
+    #[allow(clippy::needless_range_loop)] // `i` indexes cells, owner, chain and eye alike
     fn label(&self) -> Labels {
         let n = self.cells.len();
         let mut tally = Tally::default();
@@ -702,6 +703,7 @@ impl Work {
 
     /// Puts up to `n` stones of `color` on its own empty points (not on
     /// points `avoid` marks), in board order; returns how many.
+    #[allow(clippy::needless_range_loop)] // `i` indexes cells, owner and avoid
     fn fill(&mut self, color: Color, n: u32, avoid: &[bool]) -> u32 {
         if n == 0 {
             return 0;
@@ -834,6 +836,7 @@ impl Work {
     }
 
     /// Fills up to `n` points `owner` gives to `color`; returns how many.
+    #[allow(clippy::needless_range_loop)] // `i` indexes cells and owner
     fn fill_points(&mut self, color: Color, n: u32, owner: &[Option<Color>]) -> u32 {
         let mut done = 0;
         for i in 0..self.cells.len() {
