@@ -86,17 +86,19 @@ pub enum Command {
     ///
     /// Generates a small corpus of complete games by self-play (9x9, 13x13
     /// and 19x19, some handicap, some resigned, some in seki or with open
-    /// dame) in a temporary folder, runs the corpus job on it, and prints the
-    /// summary and where the files are.
+    /// dame, and a few 大解放 games) in a temporary folder, runs the corpus
+    /// job on it, and prints the summary and where the files are.
     Demo(DemoArgs),
     /// Generate a corpus of self-play games (for tests, demos, load tests).
     ///
     /// Deterministic: the same --seed gives the same files. Finished games
     /// carry verdict's own count as RE (about 2% deliberately wrong, so the
-    /// self-check has something to find).
+    /// self-check has something to find). With --variant dajiefang every
+    /// game is a 大解放 game (RU[Dajiefang], moving moves written B[to]MF[from]).
     ///
-    /// Example:
+    /// Examples:
     ///   verdict synth --games 10000 --out corpus/
+    ///   verdict synth --variant dajiefang --games 1000 --out variant/
     #[command(verbatim_doc_comment)]
     Synth(SynthArgs),
     /// Measure verdict against ground truth (see `verdict help eval deadstones`).
@@ -296,6 +298,18 @@ pub struct SynthArgs {
     /// Games per collection file (about half the files hold one game).
     #[arg(long, default_value_t = 20, value_name = "K")]
     pub per_file: usize,
+    /// Generate games of a variant instead: `dajiefang` (大解放, RULES.md
+    /// section 6), whose players also move stones (sometimes to retake a
+    /// ko, sometimes off the board) and end by four consecutive 虚着.
+    #[arg(long, value_enum, value_name = "VARIANT")]
+    pub variant: Option<Variant>,
+}
+
+/// A variant of Go that `verdict synth` can generate.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Variant {
+    /// 大解放: a move may also move one of your own stones.
+    Dajiefang,
 }
 
 /// What to score and compare: shared by `verdict run` and `verdict submit`,
@@ -428,6 +442,11 @@ pub struct ScoreArgs {
     /// it): to compare the settler with the players.
     #[arg(long)]
     pub ignore_marks: bool,
+    /// Also count the final position by each of the seeds' counting
+    /// procedures (seed 000: four ways for 计枰点, seed 004: five for
+    /// 计活子), each beside its rule set's formula, with why they differ.
+    #[arg(long)]
+    pub methods: bool,
 }
 
 #[derive(Debug, Args)]

@@ -64,7 +64,7 @@ fn read_rows(dir: &Path) -> Vec<RecordBatch> {
             .clone();
         assert!(meta
             .iter()
-            .any(|kv| kv.key == "verdict.schema_version" && kv.value.as_deref() == Some("3")));
+            .any(|kv| kv.key == "verdict.schema_version" && kv.value.as_deref() == Some("4")));
         for b in builder.build().unwrap() {
             batches.push(b.unwrap());
         }
@@ -397,5 +397,128 @@ fn archives_give_the_same_games_as_their_folder() {
     assert_eq!(from_tgz, folder);
     assert_eq!(from_zip, folder);
     assert!(text.contains("notes.txt: not an .sgf file"), "{text}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+fn ints<'a>(b: &'a RecordBatch, col: &str) -> &'a Int64Array {
+    b.column_by_name(col)
+        .unwrap()
+        .as_any()
+        .downcast_ref::<Int64Array>()
+        .unwrap()
+}
+
+fn bools<'a>(b: &'a RecordBatch, col: &str) -> &'a BooleanArray {
+    b.column_by_name(col)
+        .unwrap()
+        .as_any()
+        .downcast_ref::<BooleanArray>()
+        .unwrap()
+}
+
+/// A corpus of 大解放 and ordinary records: each gets its own kind of row,
+/// the variant's accounting in its columns, only the four seed rule sets
+/// scored for it, and the summary breaks down by variant.
+#[test]
+fn variant_and_ordinary_records_in_one_corpus() {
+    let dir = out_dir("variant");
+    let corpus = dir.join("corpus");
+    std::fs::create_dir_all(&corpus).unwrap();
+    // Black walls column c, White column d, a White stone at b4; ended by
+    // four 虚着 (moves 12 to 15), so nothing is removed: worked out in
+    // rules/tests/dajiefang.rs, jpd_b = -7 - 0.5.
+    std::fs::write(
+        corpus.join("a-walls.sgf"),
+        "(;SZ[5]RU[Dajiefang]KM[0.5];B[ca];W[da];B[cb];W[db];B[cc];W[dc];B[cd];W[dd];B[ce];W[de];B[];W[bb];B[];W[];B[]MF[ca];W[])",
+    )
+    .unwrap();
+    // RULES.md section 6 without RU: MF makes it a variant; Black's placing
+    // retake (move 2) repeats White's intermediate position.
+    std::fs::write(
+        corpus.join("b-ko.sgf"),
+        "(;SZ[9]AB[ee][fe][ff][eg]AW[de][cf][ef][cg][dg]PL[B];B[df];W[ef]MF[cg];B[df])",
+    )
+    .unwrap();
+    std::fs::copy(data().join("simple-9x9.sgf"), corpus.join("c-simple.sgf")).unwrap();
+    run(&[
+        "run",
+        corpus.to_str().unwrap(),
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    let batches = read_rows(&dir);
+    let mut seen = 0;
+    for b in &batches {
+        let source = strings(b, "source");
+        for i in 0..b.num_rows() {
+            let name = Path::new(source.value(i))
+                .file_name()
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .to_string();
+            let variant = strings(b, "variant").value(i);
+            match name.as_str() {
+                "a-walls.sgf" => {
+                    assert_eq!(variant, "dajiefang");
+                    assert!(!bools(b, "variant_inferred").value(i));
+                    assert_eq!(strings(b, "status").value(i), "scored");
+                    assert_eq!(strings(b, "how_ended").value(i), "four_xu");
+                    assert_eq!(strings(b, "dead_source").value(i), "four_xu");
+                    assert!(bools(b, "dajiefang_four_xu").value(i));
+                    assert_eq!(ints(b, "dajiefang_placed_b").value(i), 5);
+                    assert_eq!(ints(b, "dajiefang_placed_w").value(i), 6);
+                    assert_eq!(ints(b, "dajiefang_placed_off_b").value(i), 2);
+                    assert_eq!(ints(b, "dajiefang_placed_off_w").value(i), 2);
+                    assert_eq!(ints(b, "dajiefang_moved_off_b").value(i), 1);
+                    assert_eq!(ints(b, "dajiefang_moved_w").value(i), 0);
+                    assert!(ints(b, "first_illegal_dajiefang").is_null(i));
+                    assert_eq!(ints(b, "jpd_b_margin_before_komi").value(i), -7);
+                    assert_eq!(ints(b, "jpd_a_margin_before_komi").value(i), -6);
+                    for other in ["japanese", "chinese", "tromp_taylor", "aga"] {
+                        assert!(strings(b, &format!("{other}_winner")).is_null(i), "{other}");
+                    }
+                    assert!(ints(b, "first_illegal_nosuicide_psk").is_null(i));
+                    assert!(ints(b, "passes_b").is_null(i));
+                }
+                "b-ko.sgf" => {
+                    assert_eq!(variant, "dajiefang");
+                    assert!(bools(b, "variant_inferred").value(i));
+                    assert_eq!(ints(b, "first_illegal_dajiefang").value(i), 2);
+                    assert_eq!(ints(b, "dajiefang_ko_retakes_by_moving").value(i), 1);
+                    assert_eq!(ints(b, "dajiefang_moved_w").value(i), 1);
+                    assert!(strings(b, "problems").value(i).contains("repetition"));
+                    assert!(strings(b, "problems").value(i).contains("variant_inferred"));
+                    assert_eq!(strings(b, "status").value(i), "unfinished");
+                }
+                "c-simple.sgf" => {
+                    assert_eq!(variant, "standard");
+                    assert!(bools(b, "variant_inferred").is_null(i));
+                    assert!(ints(b, "first_illegal_dajiefang").is_null(i));
+                    assert!(ints(b, "dajiefang_placed_b").is_null(i));
+                    assert!(!strings(b, "japanese_winner").is_null(i));
+                }
+                other => panic!("unexpected file {other}"),
+            }
+            seen += 1;
+        }
+    }
+    assert_eq!(seen, 3);
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("summary.json")).unwrap()).unwrap();
+    let by_variant = |value: &str| {
+        summary["comparisons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| {
+                c["comparison"] == "jpd_a_vs_jpd_b"
+                    && c["dimension"] == "variant"
+                    && c["value"] == value
+            })
+            .map(|c| c["scorable"].as_u64().unwrap())
+    };
+    assert_eq!(by_variant("dajiefang"), Some(1));
+    assert_eq!(by_variant("standard"), Some(1));
     std::fs::remove_dir_all(&dir).unwrap();
 }

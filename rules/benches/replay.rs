@@ -72,6 +72,7 @@ fn random_game(rng: &mut Rng) -> Game<'static> {
         territory_marks: None,
         variations: 0,
         problems: Problems::NONE,
+        dajiefang: None,
     }
 }
 

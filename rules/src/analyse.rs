@@ -24,13 +24,17 @@ pub enum DeadSource {
     /// of chains it left open (layer 5). The self-check of such a game
     /// agrees by construction and is reported apart.
     SettledWithResult,
+    /// None: a 大解放 game ended by four consecutive 虚着, after which every
+    /// stone with a liberty is alive (RULES.md section 6).
+    FourXu,
 }
 
 impl DeadSource {
-    pub const ALL: [DeadSource; 3] = [
+    pub const ALL: [DeadSource; 4] = [
         DeadSource::Marks,
         DeadSource::Settled,
         DeadSource::SettledWithResult,
+        DeadSource::FourXu,
     ];
 
     pub const fn as_str(self) -> &'static str {
@@ -38,6 +42,7 @@ impl DeadSource {
             DeadSource::Marks => "marks",
             DeadSource::Settled => "settled",
             DeadSource::SettledWithResult => "settled_result",
+            DeadSource::FourXu => "four_xu",
         }
     }
 }
@@ -134,16 +139,37 @@ pub struct Analysis {
     pub settled: Option<SettleFacts>,
     pub counts: Counts,
     pub komi: f64,
-    pub verdicts: [Verdict; 11],
+    /// The verdicts of the rule sets that apply to the game, in
+    /// [`RuleSet::ALL`] order: all of them for an ordinary game, the four
+    /// seed rule sets ([`DAJIEFANG_RULE_SETS`]) for a 大解放 game (the
+    /// others are not computed rather than computed wrongly).
+    pub verdicts: Vec<Verdict>,
     pub self_check: SelfCheck,
+    /// The terms the verdicts were computed with.
+    pub terms: Terms,
+    /// The variant replay, for a 大解放 game.
+    pub variant: Option<crate::dajiefang::Report>,
 }
 
+/// The rule sets a 大解放 game is scored under (RULES.md section 6: the
+/// 计活子 and 计枰点 versions, each edition).
+pub const DAJIEFANG_RULE_SETS: [RuleSet; 4] =
+    [RuleSet::JpdA, RuleSet::JpdB, RuleSet::JhzA, RuleSet::JhzB];
+
 impl Analysis {
+    /// The verdict of `rule_set`.
+    ///
+    /// # Panics
+    /// When `rule_set` does not apply to the game (see
+    /// [`Analysis::get_verdict`]).
     pub fn verdict(&self, rule_set: RuleSet) -> &Verdict {
-        self.verdicts
-            .iter()
-            .find(|v| v.rule_set == rule_set)
-            .expect("every rule set is scored")
+        self.get_verdict(rule_set)
+            .expect("the rule set applies to this game")
+    }
+
+    /// The verdict of `rule_set`, if it applies to the game.
+    pub fn get_verdict(&self, rule_set: RuleSet) -> Option<&Verdict> {
+        self.verdicts.iter().find(|v| v.rule_set == rule_set)
     }
 }
 
@@ -151,6 +177,7 @@ impl Analysis {
 #[derive(Debug, Default)]
 pub struct Analyser {
     replayer: Replayer,
+    variant: crate::dajiefang::Replayer,
     counter: Counter,
     settler: Settler,
     settlement: Settlement,
@@ -193,9 +220,27 @@ impl Analyser {
     }
 
     /// Replays `game` only: enough to tell whether it is worth scoring
-    /// (most corpus games are resigned and never counted).
+    /// (most corpus games are resigned and never counted). A 大解放 game is
+    /// replayed by the variant's replayer and reported as an ordinary
+    /// report ([`crate::dajiefang::Report::as_replay_report`]); see
+    /// [`Analyser::replay_dajiefang`] for all it found.
     pub fn replay(&mut self, game: &Game<'_>) -> ReplayReport {
-        self.replayer.replay(game)
+        match self.replay_dajiefang(game) {
+            Some(report) => report.as_replay_report(to_move_after(game)),
+            None => self.replayer.replay(game),
+        }
+    }
+
+    /// Replays a 大解放 game under the variant's legality; `None` for an
+    /// ordinary game.
+    pub fn replay_dajiefang(&mut self, game: &Game<'_>) -> Option<crate::dajiefang::Report> {
+        let record = game.dajiefang.as_ref()?;
+        Some(self.variant.replay(game, record))
+    }
+
+    /// The variant replayer, with the illegal moves of the last 大解放 game.
+    pub fn dajiefang_replayer(&self) -> &crate::dajiefang::Replayer {
+        &self.variant
     }
 
     /// The counter of the last analysis, for per-point states.
@@ -204,6 +249,9 @@ impl Analyser {
     }
 
     pub fn analyse(&mut self, game: &Game<'_>, komi: KomiPolicy) -> Analysis {
+        if let Some(record) = &game.dajiefang {
+            return self.analyse_dajiefang(game, record, komi);
+        }
         let report = self.replayer.replay(game);
         let board = self.replayer.board();
         let mut position = Position::empty(game.size);
@@ -238,7 +286,7 @@ impl Analyser {
             }
         };
         let mut counts = self.counter.count(&position, &dead);
-        let mut verdicts = verdicts(&counts, &terms);
+        let mut verdicts = verdicts(&counts, &terms).to_vec();
         let mut self_check = self_check(game, &verdicts);
         if let (
             true,
@@ -260,7 +308,7 @@ impl Analyser {
                 dead_source = DeadSource::SettledWithResult;
                 facts.deepest = Layer::RecordResult;
                 counts = self.counter.count(&position, &dead);
-                verdicts = crate::score::verdicts(&counts, &terms);
+                verdicts = crate::score::verdicts(&counts, &terms).to_vec();
                 self_check = self::self_check(game, &verdicts);
             }
         }
@@ -274,8 +322,96 @@ impl Analyser {
             komi,
             verdicts,
             self_check,
+            terms,
+            variant: None,
         }
     }
+
+    /// A 大解放 game (RULES.md section 6): replayed under the variant's
+    /// legality; no dead stones after four consecutive 虚着, settled as any
+    /// game otherwise; counted on the final board under the four seed rule
+    /// sets with `N_X` the stones put on the board from the bowl, komi from
+    /// `KM` and no handicap (空枰开局).
+    fn analyse_dajiefang(
+        &mut self,
+        game: &Game<'_>,
+        record: &crate::dajiefang::Record,
+        komi: KomiPolicy,
+    ) -> Analysis {
+        let variant = self.variant.replay(game, record);
+        let report = variant.as_replay_report(to_move_after(game));
+        let position = position_of(self.variant.board());
+        let komi = match komi {
+            KomiPolicy::Game => game.info.komi.points,
+            KomiPolicy::Fixed(k) => k,
+        };
+        let terms = Terms {
+            placed: variant.accounting.placed_on_board(),
+            captures: variant.accounting.captures,
+            handicap: 0,
+            komi,
+        };
+        let marks = game.territory_marks.as_ref().filter(|_| !self.ignore_marks);
+        let (dead, dead_source, settled) = if variant.accounting.ended_by_four_xu() {
+            (Vec::new(), DeadSource::FourXu, None)
+        } else if let Some(marks) = marks {
+            (dead_from_marks(&position, marks), DeadSource::Marks, None)
+        } else {
+            self.settler.settle(&position, &mut self.settlement);
+            let s = &self.settlement;
+            let facts = SettleFacts {
+                deepest: s.deepest_layer(),
+                confidence: s.confidence(),
+                stones_by_layer: s.stones_by_layer(),
+                open_chains: s.open_chains().count() as u32,
+            };
+            (s.dead.clone(), DeadSource::Settled, Some(facts))
+        };
+        let counts = self.counter.count(&position, &dead);
+        let verdicts = DAJIEFANG_RULE_SETS
+            .iter()
+            .map(|&r| crate::score::verdict(r, &counts, &terms))
+            .collect();
+        // No numeric result names which version (计活子 or 计枰点) it counts.
+        let self_check = match recorded_margin(game) {
+            None => SelfCheck::Unchecked(Unchecked::NoNumericResult),
+            Some(_) => SelfCheck::Unchecked(Unchecked::UnknownRules),
+        };
+        Analysis {
+            report,
+            position,
+            dead,
+            dead_source,
+            settled,
+            counts,
+            komi,
+            verdicts,
+            self_check,
+            terms,
+            variant: Some(variant),
+        }
+    }
+}
+
+/// The side to move after the record (the variant has no passes, so the
+/// last move's colour decides).
+fn to_move_after(game: &Game<'_>) -> Color {
+    game.moves
+        .last()
+        .map(|m| !m.color)
+        .or(game.first_player)
+        .unwrap_or(Color::Black)
+}
+
+/// A board as a static position for counting.
+fn position_of(board: &crate::board::Board) -> Position {
+    let mut position = Position::empty(board.size());
+    for p in board.size().iter() {
+        if let Some(c) = board.get(p) {
+            position.set(p, Some(c));
+        }
+    }
+    position
 }
 
 /// Most open chains the record's result may choose among (2^this countings
@@ -375,7 +511,7 @@ pub fn rule_set_of(rules: &Rules) -> Option<RuleSet> {
     })
 }
 
-fn self_check(game: &Game<'_>, verdicts: &[Verdict; 11]) -> SelfCheck {
+fn self_check(game: &Game<'_>, verdicts: &[Verdict]) -> SelfCheck {
     let Some(recorded) = recorded_margin(game) else {
         return SelfCheck::Unchecked(Unchecked::NoNumericResult);
     };

@@ -76,6 +76,10 @@ pub struct Game<'a> {
     pub variations: u32,
     /// Everything the reader and the game builder found wrong.
     pub problems: Problems,
+    /// Set when the record is a 大解放 game (RULES.md section 6): `RU`
+    /// names the variant, or a move carries `MF`. Such a game is replayed by
+    /// [`crate::dajiefang`], never by [`crate::replay`].
+    pub dajiefang: Option<crate::dajiefang::Record>,
 }
 
 /// Why a game cannot be replayed at all. The snake_case names from
@@ -176,7 +180,13 @@ impl<'a> Game<'a> {
             territory_marks: None,
             variations: sgf.variations,
             problems,
+            dajiefang: None,
         };
+        // 大解放: `MF` of moving moves, and moves whose own value is bad (in
+        // the variant those are impossible moves, not 虚着).
+        let mut lifts: Vec<(u32, crate::dajiefang::From)> = Vec::new();
+        let mut bad_targets: Vec<u32> = Vec::new();
+        let mut stray_mf = false;
         // Index of the last node holding a move: territory marks count only
         // on it or after it (marks earlier in the line are analysis).
         let mut last_move_node = 0;
@@ -195,8 +205,24 @@ impl<'a> Game<'a> {
                 moved = true;
                 last_move_node = node;
                 let raw = sgf.prop_values(prop).first().copied().unwrap_or(b"");
-                let action = game.read_move_point(raw);
+                let action = match read_move_value(raw, game.size) {
+                    Some(action) => action,
+                    None => {
+                        game.problems.insert(Problem::BadCoordinate);
+                        bad_targets.push(game.moves.len() as u32);
+                        crate::Action::Pass
+                    }
+                };
                 game.moves.push(Move { color, action });
+            }
+            if let Some(values) = sgf.get(node, Ident::MF) {
+                let raw = values.first().copied().unwrap_or(b"");
+                if moved {
+                    let index = game.moves.len() as u32 - 1;
+                    lifts.push((index, crate::dajiefang::From::read(raw, game.size)));
+                } else {
+                    stray_mf = true;
+                }
             }
             for prop in sgf.node_props(node) {
                 let color = match prop.ident {
@@ -238,29 +264,40 @@ impl<'a> Game<'a> {
         }
         game.territory_marks = read_marks(sgf, last_move_node, game.size);
         game.handicap = detect_handicap(&game);
-        Ok(game)
-    }
-
-    /// A move's point, or a pass: empty values and `tt` (on boards up to
-    /// 19x19) are passes by convention; anything malformed or off the board
-    /// is read as a pass too, and flagged, so that turns keep alternating.
-    fn read_move_point(&mut self, raw: &[u8]) -> crate::Action {
-        use crate::problem::Problem;
-        use crate::Action;
-        let trimmed = raw.trim_ascii();
-        if trimmed.is_empty() {
-            return Action::Pass;
-        }
-        if trimmed == b"tt" && self.size.width() <= 19 && self.size.height() <= 19 {
-            return Action::Pass;
-        }
-        match crate::sgf::parse_point(trimmed) {
-            Some(p) if self.size.contains(p) => Action::Play(p),
-            _ => {
-                self.problems.insert(Problem::BadCoordinate);
-                Action::Pass
+        game.dajiefang = crate::dajiefang::Record::detect(&game.info, lifts, bad_targets, stray_mf);
+        if let Some(record) = &game.dajiefang {
+            if record.inferred {
+                game.problems.insert(Problem::VariantInferred);
+            }
+            if stray_mf
+                || record
+                    .lifts
+                    .iter()
+                    .any(|(_, f)| *f == crate::dajiefang::From::Bad)
+            {
+                game.problems.insert(Problem::BadMoveFrom);
             }
         }
+        Ok(game)
+    }
+}
+
+/// A move's point, or a pass: empty values and `tt` (on boards up to 19x19)
+/// are passes by convention; `None` for anything malformed or off the board,
+/// which the caller reads as a pass, flagged, so that turns keep alternating
+/// (and which a 大解放 record treats as an impossible move).
+fn read_move_value(raw: &[u8], size: BoardSize) -> Option<crate::Action> {
+    use crate::Action;
+    let trimmed = raw.trim_ascii();
+    if trimmed.is_empty() {
+        return Some(Action::Pass);
+    }
+    if trimmed == b"tt" && size.width() <= 19 && size.height() <= 19 {
+        return Some(Action::Pass);
+    }
+    match crate::sgf::parse_point(trimmed) {
+        Some(p) if size.contains(p) => Some(Action::Play(p)),
+        _ => None,
     }
 }
 

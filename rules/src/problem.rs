@@ -49,10 +49,23 @@ pub enum Problem {
     Superko,
     /// Setup left a chain without liberties (removed).
     SetupNoLiberty,
+    // --- 大解放 records (RULES.md section 6) ---
+    /// `MF` without `RU[Dajiefang]`: read as the variant all the same.
+    VariantInferred,
+    /// `MF` that is not a point of the board (or stands on a node without a
+    /// move): the move is skipped.
+    BadMoveFrom,
+    /// `MF` names a point without a stone of the mover: the move is skipped.
+    NotOwnStone,
+    /// A 大解放 move whose intermediate or final position (stones beside
+    /// the board included) repeats an earlier one.
+    Repetition,
+    /// Moves after four consecutive 虚着 had ended the game.
+    PlayAfterEnd,
 }
 
 impl Problem {
-    pub const ALL: [Problem; 18] = [
+    pub const ALL: [Problem; 23] = [
         Problem::LeadingGarbage,
         Problem::MissingOpenParen,
         Problem::Truncated,
@@ -71,6 +84,11 @@ impl Problem {
         Problem::Ko,
         Problem::Superko,
         Problem::SetupNoLiberty,
+        Problem::VariantInferred,
+        Problem::BadMoveFrom,
+        Problem::NotOwnStone,
+        Problem::Repetition,
+        Problem::PlayAfterEnd,
     ];
 
     pub const fn as_str(self) -> &'static str {
@@ -93,13 +111,19 @@ impl Problem {
             Problem::Ko => "ko",
             Problem::Superko => "superko",
             Problem::SetupNoLiberty => "setup_no_liberty",
+            Problem::VariantInferred => "variant_inferred",
+            Problem::BadMoveFrom => "bad_move_from",
+            Problem::NotOwnStone => "not_own_stone",
+            Problem::Repetition => "repetition",
+            Problem::PlayAfterEnd => "play_after_end",
         }
     }
 
     /// Whether the problem makes the record dubious as a game (as opposed to a
-    /// note about its formatting, such as a missing `SZ`).
+    /// note about its formatting, such as a missing `SZ`, or a 大解放 record
+    /// that does not say so in `RU`).
     pub const fn is_informational(self) -> bool {
-        matches!(self, Problem::MissingSize)
+        matches!(self, Problem::MissingSize | Problem::VariantInferred)
     }
 }
 

@@ -33,6 +33,7 @@
 //!     territory_marks: None,
 //!     variations: 0,
 //!     problems: Problems::NONE,
+//!     dajiefang: None,
 //! };
 //! let mut replayer = Replayer::new();
 //! let report = replayer.replay(&game);
@@ -318,7 +319,7 @@ pub struct Accounting {
 }
 
 impl Accounting {
-    fn new(to_move: Color) -> Accounting {
+    pub(crate) fn new(to_move: Color) -> Accounting {
         Accounting {
             placed_to_first_stop: ByColor::default(),
             placed_total: ByColor::default(),
@@ -649,7 +650,7 @@ impl Run<'_> {
 /// told apart by their 64-bit hash alone: a collision, about one in 10^14 for
 /// a 300-move game, would report a false repetition.
 #[derive(Clone, Default)]
-struct History {
+pub(crate) struct History {
     slots: Vec<Slot>,
     shift: u32,
     len: usize,
@@ -677,7 +678,7 @@ impl History {
     /// Empties the table, sized for `expected` positions at load at most
     /// 1/4: linear probing slows down markedly above that, and clearing 16 KB
     /// per 250-move game costs less than the collisions it saves.
-    fn reset(&mut self, expected: usize) {
+    pub(crate) fn reset(&mut self, expected: usize) {
         let cap = (4 * expected).next_power_of_two().max(64);
         self.slots.clear();
         self.slots.resize(cap, Slot::default());
@@ -687,7 +688,7 @@ impl History {
     }
 
     /// Makes room for one more position than [`History::reset`] expected.
-    fn reserve_one(&mut self) {
+    pub(crate) fn reserve_one(&mut self) {
         self.expected += 1;
         if 4 * self.expected > self.slots.len() {
             self.grow();
@@ -699,7 +700,7 @@ impl History {
     /// number of positions may be noted, which keeps the load at most 1/4
     /// without a check per move.
     #[inline]
-    fn record(&mut self, key: u64, to_move: Color, position: u32) -> [u32; 2] {
+    pub(crate) fn record(&mut self, key: u64, to_move: Color, position: u32) -> [u32; 2] {
         debug_assert!(4 * (self.len + 1) <= self.slots.len());
         let mask = self.slots.len() - 1;
         // Zobrist keys are uniform: their top bits are a good index.

@@ -79,6 +79,8 @@ impl Ident {
     pub const GN: Ident = Ident::new(b"GN");
     pub const RO: Ident = Ident::new(b"RO");
     pub const TB: Ident = Ident::new(b"TB");
+    /// verdict's 大解放 convention: the point a moving move lifts its stone from.
+    pub const MF: Ident = Ident::new(b"MF");
     pub const TW: Ident = Ident::new(b"TW");
 }
 

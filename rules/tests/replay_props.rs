@@ -36,6 +36,7 @@ fn bare_game(size: BoardSize, setup: Vec<SetupStone>, moves: Vec<Move>) -> Game<
         territory_marks: None,
         variations: 0,
         problems: Problems::NONE,
+        dajiefang: None,
     }
 }
 

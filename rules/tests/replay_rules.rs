@@ -57,6 +57,7 @@ fn game(diagram: &str, record: &str) -> Game<'static> {
         territory_marks: None,
         variations: 0,
         problems: Problems::NONE,
+        dajiefang: None,
     }
 }
 

@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 
+use verdict_rules::dajiefang;
 use verdict_rules::game::{Game, SkipReason};
 use verdict_rules::replay::{Legality, Replayer};
 use verdict_rules::Problem;
@@ -29,8 +30,19 @@ pub struct ReplayStats {
     pub problems: BTreeMap<&'static str, u64>,
     /// Skip reason to number of games.
     pub skip_reasons: BTreeMap<&'static str, u64>,
-    /// Rule family id to number of replayed games illegal under it.
+    /// Rule family id to number of replayed games illegal under it. 大解放
+    /// games are judged by their own family only, `dajiefang`.
     pub illegal_by_family: BTreeMap<&'static str, u64>,
+    /// Replayed 大解放 games.
+    pub dajiefang_games: u64,
+}
+
+/// Per-thread replay state: one replayer for ordinary games, one for 大解放
+/// games.
+#[derive(Debug, Default)]
+pub struct Replayers {
+    pub standard: Replayer,
+    pub dajiefang: dajiefang::Replayer,
 }
 
 impl ReplayStats {
@@ -46,7 +58,7 @@ impl ReplayStats {
     }
 
     /// Adds one item of input to the counts.
-    pub fn add(&mut self, replayer: &mut Replayer, item: Item<'_, '_>) {
+    pub fn add(&mut self, replayers: &mut Replayers, item: Item<'_, '_>) {
         let (sgf, bytes) = match item {
             Item::Unreadable { file, error } => {
                 self.files += 1;
@@ -72,22 +84,34 @@ impl ReplayStats {
             Ok(game) => game,
             Err(reason) => return self.skip(reason),
         };
-        let report = replayer.replay(&game);
         self.games += 1;
         self.replayed += 1;
         self.moves += game.moves.len() as u64;
         self.variations += u64::from(game.variations);
-        let problems = game.problems.union(report.problems);
+        if let Some(record) = &game.dajiefang {
+            let report = replayers.dajiefang.replay(&game, record);
+            self.dajiefang_games += 1;
+            self.add_problems(game.problems.union(report.problems));
+            if !report.verdict.is_legal() {
+                *self.illegal_by_family.entry(dajiefang::FAMILY).or_default() += 1;
+            }
+            return;
+        }
+        let report = replayers.standard.replay(&game);
+        self.add_problems(game.problems.union(report.problems));
+        for (legality, verdict) in Legality::ALL.iter().zip(report.legality.iter()) {
+            if verdict.first_illegal.is_some() {
+                *self.illegal_by_family.entry(legality.id()).or_default() += 1;
+            }
+        }
+    }
+
+    fn add_problems(&mut self, problems: verdict_rules::Problems) {
         if problems.iter().all(Problem::is_informational) {
             self.clean += 1;
         }
         for p in problems.iter() {
             *self.problems.entry(p.as_str()).or_default() += 1;
-        }
-        for (legality, verdict) in Legality::ALL.iter().zip(report.legality.iter()) {
-            if verdict.first_illegal.is_some() {
-                *self.illegal_by_family.entry(legality.id()).or_default() += 1;
-            }
         }
     }
 }
@@ -103,6 +127,7 @@ impl Tally for ReplayStats {
         self.skipped += other.skipped;
         self.moves += other.moves;
         self.variations += other.variations;
+        self.dajiefang_games += other.dajiefang_games;
         for (map, theirs) in [
             (&mut self.problems, other.problems),
             (&mut self.skip_reasons, other.skip_reasons),
@@ -120,8 +145,8 @@ pub fn replay_files(files: &[InputFile], threads: usize) -> Run<ReplayStats> {
     let mut run = drive::run(
         files,
         threads,
-        Replayer::new,
-        |replayer, stats: &mut ReplayStats, item| stats.add(replayer, item),
+        Replayers::default,
+        |replayers, stats: &mut ReplayStats, item| stats.add(replayers, item),
     );
     run.tally.unreadable_files.sort();
     run

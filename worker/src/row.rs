@@ -8,12 +8,13 @@ use verdict_rules::analyse::{Analyser, Analysis, KomiPolicy, SelfCheck};
 use verdict_rules::game::{Game, HandicapSource, SkipReason};
 use verdict_rules::info::{GameResult, WinBy};
 use verdict_rules::replay::Legality;
+use verdict_rules::score::methods::count_methods;
 use verdict_rules::score::RuleSet;
 use verdict_rules::settle::Layer;
 use verdict_rules::{Action, Color};
 
 /// Bumped whenever a column is added, removed, renamed or changes meaning.
-pub const SCHEMA_VERSION: &str = "3";
+pub const SCHEMA_VERSION: &str = "4";
 
 /// The type of a column, in types DuckDB, pandas, Polars and Spark all read
 /// without casts (signed integers, doubles, booleans, UTF-8 strings).
@@ -123,6 +124,25 @@ pub struct GameRow {
     pub self_check_rule_set: Option<&'static str>,
     pub self_check_recorded: Option<f64>,
     pub self_check_computed: Option<f64>,
+    /// `standard` or `dajiefang` (None only for skipped rows).
+    pub variant: Option<&'static str>,
+    /// 大解放 rows: no `RU` named the variant, `MF` did.
+    pub variant_inferred: Option<bool>,
+    /// 大解放 rows: the first move illegal under the variant (0-based).
+    pub first_illegal_dajiefang: Option<i64>,
+    /// 大解放 rows, per colour: 下子实着, 下子虚着, 移子实着, 移子虚着.
+    pub dajiefang_placed: [Option<i64>; 2],
+    pub dajiefang_placed_off: [Option<i64>; 2],
+    pub dajiefang_moved: [Option<i64>; 2],
+    pub dajiefang_moved_off: [Option<i64>; 2],
+    /// 大解放 rows: the game ended by four consecutive 虚着.
+    pub dajiefang_four_xu: Option<bool>,
+    pub dajiefang_ko_retakes_by_moving: Option<i64>,
+    /// Scored rows: the seeds' counting procedures whose count differs from
+    /// their rule set's formula (comma-separated ids, empty when all agree).
+    pub methods_differ: Option<String>,
+    /// Scored rows: the game's features that can make them differ.
+    pub methods_findings: Option<String>,
 }
 
 /// The columns in order: name, kind. Built once.
@@ -207,6 +227,21 @@ pub fn columns() -> Vec<(String, Kind)> {
         ("self_check_rule_set", Str),
         ("self_check_recorded_margin", Float),
         ("self_check_computed_margin", Float),
+        ("variant", Str),
+        ("variant_inferred", Bool),
+        ("first_illegal_dajiefang", Int),
+        ("dajiefang_placed_b", Int),
+        ("dajiefang_placed_w", Int),
+        ("dajiefang_placed_off_b", Int),
+        ("dajiefang_placed_off_w", Int),
+        ("dajiefang_moved_b", Int),
+        ("dajiefang_moved_w", Int),
+        ("dajiefang_moved_off_b", Int),
+        ("dajiefang_moved_off_w", Int),
+        ("dajiefang_four_xu", Bool),
+        ("dajiefang_ko_retakes_by_moving", Int),
+        ("methods_differ", Str),
+        ("methods_findings", Str),
     ] {
         c.push((n.to_string(), k));
     }
@@ -294,6 +329,21 @@ impl GameRow {
             Str(self.self_check_rule_set),
             Float(self.self_check_recorded),
             Float(self.self_check_computed),
+            Str(self.variant),
+            Bool(self.variant_inferred),
+            Int(self.first_illegal_dajiefang),
+            Int(self.dajiefang_placed[0]),
+            Int(self.dajiefang_placed[1]),
+            Int(self.dajiefang_placed_off[0]),
+            Int(self.dajiefang_placed_off[1]),
+            Int(self.dajiefang_moved[0]),
+            Int(self.dajiefang_moved[1]),
+            Int(self.dajiefang_moved_off[0]),
+            Int(self.dajiefang_moved_off[1]),
+            Bool(self.dajiefang_four_xu),
+            Int(self.dajiefang_ko_retakes_by_moving),
+            s(&self.methods_differ),
+            s(&self.methods_findings),
         ]);
         out
     }
@@ -322,11 +372,19 @@ impl GameRow {
         komi: KomiPolicy,
         include_unfinished: bool,
     ) -> GameRow {
-        let report = analyser.replay(game);
+        let variant = analyser.replay_dajiefang(game);
+        let report = match &variant {
+            Some(v) => v.as_replay_report(Color::Black),
+            None => analyser.replay(game),
+        };
         let acc = &report.accounting;
         let ends_in_stop = acc.last_stop.is_some_and(|s| s + 1 >= acc.moves);
-        let ended = how_ended(game, ends_in_stop);
-        let scorable = ends_in_stop || ended == "counted";
+        let four_xu = variant.is_some_and(|v| v.accounting.ended_by_four_xu());
+        let ended = match how_ended(game, ends_in_stop) {
+            "unfinished" if four_xu => "four_xu",
+            other => other,
+        };
+        let scorable = ends_in_stop || four_xu || ended == "counted";
         let info = &game.info;
         let text = |v: Option<std::borrow::Cow<'_, str>>| v.map(|c| c.into_owned());
         let raw = |v: Option<&[u8]>| v.map(|b| String::from_utf8_lossy(b).into_owned());
@@ -409,8 +467,16 @@ impl GameRow {
                 .iter()
                 .map(|v| v.first_illegal.map(|m| i64::from(m.move_index)))
                 .collect(),
+            variant: Some(if variant.is_some() {
+                "dajiefang"
+            } else {
+                "standard"
+            }),
             ..GameRow::default()
         };
+        if let Some(v) = &variant {
+            fill_variant(&mut row, game, v);
+        }
         if score {
             fill_scores(&mut row, &analyser.analyse(game, komi));
         }
@@ -438,6 +504,29 @@ impl GameRow {
     }
 }
 
+/// The 大解放 columns, and the ordinary ones whose meaning the variant
+/// changes: no ordinary family judges it, there are no passes nor stops (its
+/// 虚着 are counted apart), and no handicap.
+fn fill_variant(row: &mut GameRow, game: &Game<'_>, v: &verdict_rules::dajiefang::Report) {
+    let a = &v.accounting;
+    let by = |x: verdict_rules::ByColor<u32>| [Some(i64::from(x.black)), Some(i64::from(x.white))];
+    row.variant_inferred = game.dajiefang.as_ref().map(|r| r.inferred);
+    row.first_illegal_dajiefang = v.verdict.first_illegal.map(|m| i64::from(m.move_index));
+    row.first_illegal = vec![None; Legality::ALL.len()];
+    row.dajiefang_placed = by(a.placed);
+    row.dajiefang_placed_off = by(a.placed_off);
+    row.dajiefang_moved = by(a.moved);
+    row.dajiefang_moved_off = by(a.moved_off);
+    row.dajiefang_four_xu = Some(a.ended_by_four_xu());
+    row.dajiefang_ko_retakes_by_moving = Some(i64::from(a.ko_retakes_by_moving));
+    row.passes = [None, None];
+    row.stops = None;
+    row.first_stop_move = None;
+    row.resumed_after_stop = None;
+    row.handicap = Some(0);
+    row.handicap_source = Some("none");
+}
+
 fn fill_scores(row: &mut GameRow, a: &Analysis) {
     let c = &a.counts;
     row.dead_source = Some(a.dead_source.as_str());
@@ -456,13 +545,20 @@ fn fill_scores(row: &mut GameRow, a: &Analysis) {
         Some(i64::from(c.fills.black)),
         Some(i64::from(c.fills.white)),
     ];
-    row.margin_before_komi = a
-        .verdicts
+    // Rule sets that do not apply to the game (the variant's) stay null.
+    let of = |r: &RuleSet| a.get_verdict(*r);
+    row.margin_before_komi = RuleSet::ALL
         .iter()
-        .map(|v| Some(v.margin_before_komi))
+        .map(|r| of(r).map(|v| v.margin_before_komi))
         .collect();
-    row.margin = a.verdicts.iter().map(|v| Some(v.margin)).collect();
-    row.winner = a.verdicts.iter().map(|v| Some(v.winner.as_str())).collect();
+    row.margin = RuleSet::ALL
+        .iter()
+        .map(|r| of(r).map(|v| v.margin))
+        .collect();
+    row.winner = RuleSet::ALL
+        .iter()
+        .map(|r| of(r).map(|v| v.winner.as_str()))
+        .collect();
     row.self_check_status = Some(a.self_check.status());
     row.self_check_rule_set = match a.self_check {
         SelfCheck::Agrees { rule_set, .. } | SelfCheck::Disagrees { rule_set, .. } => {
@@ -472,6 +568,11 @@ fn fill_scores(row: &mut GameRow, a: &Analysis) {
     };
     row.self_check_recorded = a.self_check.recorded_margin();
     row.self_check_computed = a.self_check.computed_margin();
+    let methods = count_methods(&a.position, &a.dead, &a.counts, &a.terms);
+    let differ: Vec<&str> = methods.differing().map(|r| r.method.id()).collect();
+    let findings: Vec<&str> = methods.findings.iter().map(|f| f.as_str()).collect();
+    row.methods_differ = Some(differ.join(","));
+    row.methods_findings = Some(findings.join(","));
 }
 
 /// A stable 64-bit identity of a game's play: FNV-1a over the board size,

@@ -1,7 +1,8 @@
 //! Corpus summaries: for each comparison of two rule sets, how often they
 //! name different winners, with a 95% Wilson interval, overall and broken
 //! down by board size, komi, handicap, recorded rules, how the game ended,
-//! how dead stones were decided, year and top-level input.
+//! how dead stones were decided, year, top-level input and variant
+//! (`standard`, `dajiefang`).
 
 use std::collections::BTreeMap;
 
@@ -315,6 +316,7 @@ fn dimensions(row: &GameRow) -> Vec<(&'static str, String)> {
         ("dead_source", opt(row.dead_source.map(str::to_string))),
         ("year", opt(row.year.map(|y| y.to_string()))),
         ("input", row.input.clone()),
+        ("variant", opt(row.variant.map(str::to_string))),
     ]
 }
 

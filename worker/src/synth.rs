@@ -74,6 +74,9 @@ pub struct SynthOptions {
     /// the others an enclosed region is left to its owner, and the games end
     /// with territory, as human games do.
     pub invasion_rate: f64,
+    /// Fraction of games that are 大解放 games (RULES.md section 6), drawn
+    /// from a stream of their own so that the other games stay the same.
+    pub dajiefang_rate: f64,
 }
 
 impl Default for SynthOptions {
@@ -88,6 +91,7 @@ impl Default for SynthOptions {
             wrong_result_rate: 0.02,
             dame_rate: 0.15,
             invasion_rate: 0.4,
+            dajiefang_rate: 0.0,
         }
     }
 }
@@ -135,6 +139,11 @@ pub struct GameSpec {
     pub white: String,
     /// `DT`, `YYYY-MM-DD` between 2015 and 2024.
     pub date: String,
+    /// A 大解放 game: played by [`verdict_rules::dajiefang::selfplay`]
+    /// (stones moved too, kos retaken by moving moves, 虚着 on and off the
+    /// board) to four consecutive 虚着; no handicap, `RU[Dajiefang]`, no
+    /// `RE` (which version it counts is not the record's to say).
+    pub dajiefang: bool,
 }
 
 /// What [`write_corpus`] wrote.
@@ -158,6 +167,8 @@ pub struct SynthSummary {
     pub dame_games: u64,
     /// Finished games with a deliberately wrong `RE`.
     pub wrong_results: u64,
+    /// 大解放 games.
+    pub dajiefang_games: u64,
 }
 
 /// SplitMix64: small, fast, and good enough for a playing policy.
@@ -252,7 +263,7 @@ pub fn game_spec(options: &SynthOptions, index: usize) -> GameSpec {
         1 + rng.below(28)
     );
     let invasions = rng.chance(options.invasion_rate);
-    GameSpec {
+    let spec = GameSpec {
         index,
         invasions,
         size,
@@ -265,7 +276,22 @@ pub fn game_spec(options: &SynthOptions, index: usize) -> GameSpec {
         black,
         white,
         date,
+        dajiefang: false,
+    };
+    if Rng::new(options.seed, index, 3).chance(options.dajiefang_rate) {
+        // 计活子 komi of 3.75 stones, in points.
+        return GameSpec {
+            handicap: 0,
+            komi: 7.5,
+            rules: "Dajiefang",
+            ending: Ending::Finished,
+            leave_dame: false,
+            wrong_result: false,
+            dajiefang: true,
+            ..spec
+        };
     }
+    spec
 }
 
 /// Handicap stones at the usual star points.
@@ -841,6 +867,23 @@ fn computed_margin(text: &str) -> f64 {
 /// (the other rates of `options` shape it too).
 pub fn game_sgf(options: &SynthOptions, index: usize) -> String {
     let spec = game_spec(options, index);
+    if spec.dajiefang {
+        let size = BoardSize::square(u32::from(spec.size)).expect("9, 13 or 19");
+        let seed = Rng::new(options.seed, index, 4).next();
+        let game = verdict_rules::dajiefang::selfplay::play(
+            size,
+            seed,
+            &verdict_rules::dajiefang::selfplay::Options::default(),
+            10_000,
+        );
+        return format!(
+            "{}
+{})
+",
+            root_text(&spec),
+            game.moves_sgf()
+        );
+    }
     let setup = if spec.handicap > 0 {
         handicap_points(spec.size, spec.handicap)
     } else {
@@ -974,6 +1017,7 @@ pub fn write_corpus(
         summary.handicap_games += u64::from(spec.handicap > 0);
         summary.dame_games += u64::from(spec.leave_dame);
         summary.wrong_results += u64::from(spec.wrong_result);
+        summary.dajiefang_games += u64::from(spec.dajiefang);
     }
     Ok(summary)
 }

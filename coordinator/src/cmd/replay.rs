@@ -60,6 +60,7 @@ fn to_json(run: &Run<ReplayStats>, found: &inputs::Inputs) -> serde_json::Value 
         "problems": s.problems,
         "skip_reasons": s.skip_reasons,
         "illegal_by_family": s.illegal_by_family,
+        "dajiefang_games": s.dajiefang_games,
         "unreadable_files": s.unreadable_files.iter().map(|(p, e)| json!({"path": p, "error": e})).collect::<Vec<_>>(),
         "not_read": found.unread.iter().map(|u| json!({"path": u.path.display().to_string(), "reason": u.reason})).collect::<Vec<_>>(),
         "threads": run.threads,
@@ -93,6 +94,14 @@ fn print_table(run: &Run<ReplayStats>, found: &inputs::Inputs) {
         s.skipped,
         pct(s.skipped)
     );
+    if s.dajiefang_games > 0 {
+        println!(
+            "  {:<28} {:>10}  {:5.1}%",
+            "  大解放 games",
+            s.dajiefang_games,
+            pct(s.dajiefang_games)
+        );
+    }
     section("problems (games showing each)", &s.problems, pct);
     section("skip reasons", &s.skip_reasons, pct);
     section(

@@ -6,8 +6,10 @@ use std::process::ExitCode;
 use anyhow::{bail, Context};
 use serde_json::json;
 use verdict_rules::analyse::{Analyser, Analysis, KomiPolicy};
+use verdict_rules::dajiefang;
 use verdict_rules::game::Game;
-use verdict_rules::score::{PointState, RuleSet};
+use verdict_rules::score::methods::{count_methods, MethodsReport};
+use verdict_rules::score::PointState;
 use verdict_rules::settle::{ChainFate, Layer, Settlement};
 use verdict_rules::sgf::{Reader, SgfGame};
 use verdict_rules::{Color, Point};
@@ -38,18 +40,39 @@ pub fn run(args: ScoreArgs) -> anyhow::Result<ExitCode> {
     let mut analyser = Analyser::new().ignore_marks(args.ignore_marks);
     let analysis = analyser.analyse(&game, komi);
     let states = analyser.counter().states();
+    let methods = args.methods.then(|| {
+        count_methods(
+            &analysis.position,
+            &analysis.dead,
+            &analysis.counts,
+            &analysis.terms,
+        )
+    });
     if args.json {
         println!(
             "{}",
-            serde_json::to_string_pretty(&to_json(
-                &game,
-                &analysis,
-                states,
-                analysis.settled.map(|_| analyser.settlement())
+            serde_json::to_string_pretty(&with_methods(
+                with_variant(
+                    to_json(
+                        &game,
+                        &analysis,
+                        states,
+                        analysis.settled.map(|_| analyser.settlement())
+                    ),
+                    &analysis,
+                    analyser.dajiefang_replayer().illegal_moves()
+                ),
+                methods.as_ref()
             ))?
         );
     } else {
         print_human(&args.file, args.game, &game, &analysis, states);
+        if let Some(v) = &analysis.variant {
+            print_variant(&game, v, analyser.dajiefang_replayer().illegal_moves());
+        }
+        if let Some(m) = &methods {
+            print_methods(m);
+        }
         if analysis.settled.is_some() {
             print_unsure_chains(&game, analyser.settlement());
         }
@@ -196,6 +219,111 @@ fn print_human(file: &Path, n: usize, game: &Game<'_>, a: &Analysis, states: &[P
     }
 }
 
+/// What a 大解放 replay found: the moves of each kind, the end, and every
+/// illegal move with why.
+fn print_variant(game: &Game<'_>, v: &dajiefang::Report, illegal: &[dajiefang::IllegalMove]) {
+    let a = &v.accounting;
+    println!();
+    println!(
+        "  大解放{}: placed B {} W {}, placed off B {} W {}, moved B {} W {}, moved off B {} W {}; kos retaken by a moving move {}; {}",
+        if game.dajiefang.as_ref().is_some_and(|r| r.inferred) { " (read from MF; no RU says so)" } else { "" },
+        a.placed.black, a.placed.white,
+        a.placed_off.black, a.placed_off.white,
+        a.moved.black, a.moved.white,
+        a.moved_off.black, a.moved_off.white,
+        a.ko_retakes_by_moving,
+        match a.four_xu_end {
+            Some(i) => format!("ended by four 虚着 at move {}", i + 1),
+            None => "not ended by four 虚着".to_string(),
+        }
+    );
+    if illegal.is_empty() {
+        println!("  every move is legal under the variant");
+    }
+    for m in illegal {
+        println!(
+            "  move {}: illegal under the variant: {}",
+            m.move_index + 1,
+            m.why
+        );
+    }
+}
+
+/// Every procedure of the seeds beside its formula, and why any differ.
+fn print_methods(m: &MethodsReport) {
+    println!();
+    println!(
+        "  {:<16} {:<10} {:>10} {:>9}  (seeds 000 and 004: counting procedures on this position)",
+        "procedure", "", "count", "formula"
+    );
+    for r in &m.results {
+        let count = r.margin.map_or("-".to_string(), |v| format!("{v}"));
+        println!(
+            "  {:<16} {:<10} {:>10} {:>9}  {}",
+            r.method.id(),
+            r.method.name(),
+            count,
+            r.formula,
+            if r.agrees() { "" } else { "differs" }
+        );
+    }
+    let findings: Vec<&str> = m.findings.iter().map(|f| f.as_str()).collect();
+    println!(
+        "  blocks B {} W {}; findings: {}",
+        m.blocks.black,
+        m.blocks.white,
+        if findings.is_empty() {
+            "none (every procedure must agree)".to_string()
+        } else {
+            findings.join(", ")
+        }
+    );
+}
+
+fn with_methods(mut out: serde_json::Value, m: Option<&MethodsReport>) -> serde_json::Value {
+    let Some(m) = m else {
+        return out;
+    };
+    out["methods"] = json!({
+        "results": m.results.iter().map(|r| json!({
+            "id": r.method.id(),
+            "name": r.method.name(),
+            "rule_set": r.method.rule_set().id(),
+            "count": r.margin,
+            "formula": r.formula,
+            "agrees": r.agrees(),
+        })).collect::<Vec<_>>(),
+        "findings": m.findings.iter().map(|f| f.as_str()).collect::<Vec<_>>(),
+        "blocks": {"B": m.blocks.black, "W": m.blocks.white},
+    });
+    out
+}
+
+fn with_variant(
+    mut out: serde_json::Value,
+    a: &Analysis,
+    illegal: &[dajiefang::IllegalMove],
+) -> serde_json::Value {
+    let Some(v) = &a.variant else {
+        out["variant"] = json!("standard");
+        return out;
+    };
+    let acc = &v.accounting;
+    let by = |x: verdict_rules::ByColor<u32>| json!({"B": x.black, "W": x.white});
+    out["variant"] = json!("dajiefang");
+    out["dajiefang"] = json!({
+        "placed": by(acc.placed),
+        "placed_off": by(acc.placed_off),
+        "moved": by(acc.moved),
+        "moved_off": by(acc.moved_off),
+        "beside": by(acc.beside),
+        "ko_retakes_by_moving": acc.ko_retakes_by_moving,
+        "four_xu_end": acc.four_xu_end.map(|i| i + 1),
+        "illegal": illegal.iter().map(|m| json!({"move": m.move_index + 1, "why": m.why.to_string()})).collect::<Vec<_>>(),
+    });
+    out
+}
+
 /// The chains a layer above Benson decided, least sure first: where to look
 /// when the settler and the players disagree.
 fn print_unsure_chains(game: &Game<'_>, s: &Settlement) {
@@ -293,6 +421,6 @@ fn to_json(
                 _ => None,
             },
         },
-        "rule_sets": RuleSet::ALL.iter().map(|r| r.id()).collect::<Vec<_>>(),
+        "rule_sets": a.verdicts.iter().map(|v| v.rule_set.id()).collect::<Vec<_>>(),
     })
 }

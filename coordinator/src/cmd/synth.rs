@@ -5,12 +5,16 @@ use std::process::ExitCode;
 use anyhow::Context;
 use verdict_worker::synth::{write_corpus, SynthOptions, SynthSummary};
 
-use crate::cli::SynthArgs;
+use crate::cli::{SynthArgs, Variant};
 
 pub fn run(args: SynthArgs) -> anyhow::Result<ExitCode> {
     let options = SynthOptions {
         games: args.games,
         seed: args.seed,
+        dajiefang_rate: match args.variant {
+            Some(Variant::Dajiefang) => 1.0,
+            None => 0.0,
+        },
         ..SynthOptions::default()
     };
     let summary = write_corpus(&options, &args.out, args.per_file)
@@ -31,13 +35,14 @@ pub fn print_summary(s: &SynthSummary, dir: &std::path::Path) {
         .map(|(k, v)| format!("{k}: {v}"))
         .collect();
     println!(
-        "  {} games in {} files ({:.1} MB) in {}\n    {}\n    {}; handicap games: {}",
+        "  {} games in {} files ({:.1} MB) in {}\n    {}\n    {}; handicap games: {}; 大解放 games: {}",
         s.games,
         s.files,
         s.bytes as f64 / 1e6,
         dir.display(),
         sizes.join(", "),
         endings.join(", "),
-        s.handicap_games
+        s.handicap_games,
+        s.dajiefang_games
     );
 }

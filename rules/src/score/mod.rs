@@ -7,6 +7,7 @@
 //! the specification line by line.
 
 mod count;
+pub mod methods;
 mod position;
 
 pub use count::{Counter, Counts, PointState};
