@@ -304,6 +304,21 @@ impl Dir {
         name: impl AsRef<OsStr>,
         write: impl FnOnce(File) -> Result<(T, File), E>,
     ) -> Result<T, E> {
+        self.write_atomic_into(self, name, write)
+    }
+
+    /// [`Dir::write_atomic`] with the temporary file in this folder and
+    /// `name` in `dest` (the same file system): a crash mid-write then
+    /// leaves the temporary file here, not where readers look.
+    ///
+    /// # Errors
+    /// Whatever `write` returns, or the file system's refusal.
+    pub fn write_atomic_into<T, E: From<io::Error>>(
+        &self,
+        dest: &Dir,
+        name: impl AsRef<OsStr>,
+        write: impl FnOnce(File) -> Result<(T, File), E>,
+    ) -> Result<T, E> {
         static NEXT: AtomicU64 = AtomicU64::new(0);
         let name = name.as_ref();
         name_ok(name)?;
@@ -315,7 +330,7 @@ impl Dir {
         let done = write(file).and_then(|(value, file)| {
             file.sync_all()?;
             drop(file);
-            self.rename(&tmp, self, name)?;
+            self.rename(&tmp, dest, name)?;
             Ok(value)
         });
         if done.is_err() {
@@ -329,7 +344,21 @@ impl Dir {
     /// # Errors
     /// The file system's refusal (a full disk among them).
     pub fn write_bytes(&self, name: impl AsRef<OsStr>, bytes: &[u8]) -> io::Result<()> {
-        self.write_atomic(name, |mut f: File| -> io::Result<((), File)> {
+        self.write_bytes_into(self, name, bytes)
+    }
+
+    /// [`Dir::write_bytes`] through a temporary file in this folder
+    /// ([`Dir::write_atomic_into`]).
+    ///
+    /// # Errors
+    /// The file system's refusal.
+    pub fn write_bytes_into(
+        &self,
+        dest: &Dir,
+        name: impl AsRef<OsStr>,
+        bytes: &[u8],
+    ) -> io::Result<()> {
+        self.write_atomic_into(dest, name, |mut f: File| -> io::Result<((), File)> {
             f.write_all(bytes)?;
             Ok(((), f))
         })

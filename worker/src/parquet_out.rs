@@ -57,6 +57,24 @@ pub fn write_table<'a, I>(
 where
     I: IntoIterator<Item = Vec<Cell<'a>>>,
 {
+    write_table_into(dir, dir, name, columns, rows, version)
+}
+
+/// [`write_table`] through a temporary file in `tmp`, renamed into `dir`.
+///
+/// # Errors
+/// As [`write_table`].
+pub fn write_table_into<'a, I>(
+    tmp: &Dir,
+    dir: &Dir,
+    name: &str,
+    columns: &[(String, Kind)],
+    rows: I,
+    version: &str,
+) -> Result<u64, WriteError>
+where
+    I: IntoIterator<Item = Vec<Cell<'a>>>,
+{
     let name_shown = dir.path().join(name).display().to_string();
     let fields: Vec<Field> = columns
         .iter()
@@ -120,7 +138,7 @@ where
         source,
     };
     let rows = batch.num_rows() as u64;
-    dir.write_atomic(name, |file: File| {
+    tmp.write_atomic_into(dir, name, |file: File| {
         let mut writer = ArrowWriter::try_new(file, schema, Some(props)).map_err(pq)?;
         writer.write(&batch).map_err(pq)?;
         let file = writer.into_inner().map_err(pq)?;

@@ -33,7 +33,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::confined::{Dir, Kind};
-use crate::parquet_out::{write_table, WriteError};
+use crate::parquet_out::{write_table_into, WriteError};
 use crate::summary::Summary;
 
 /// The folder of published parts.
@@ -254,7 +254,7 @@ impl Staging {
                 .dir
                 .exchange(GAMES, &self.out, GAMES, "games.swapping")?,
         }
-        write_summary(&self.out, summary, schema_version)?;
+        write_summary_via(&self.dir, &self.out, summary, schema_version)?;
         let games_total: u64 = parts.iter().map(|(_, n)| n).sum();
         manifest.insert("schema_version".into(), schema_version.into());
         manifest.insert("games".into(), games_total.into());
@@ -273,7 +273,7 @@ impl Staging {
         );
         let text = serde_json::to_vec_pretty(&serde_json::Value::Object(manifest))
             .expect("JSON of plain values");
-        self.out.write_bytes(MARKER, &text)?;
+        self.dir.write_bytes_into(&self.out, MARKER, &text)?;
         self.out.sync()?;
         // The old games folder is now in the staging folder: hand back what
         // verdict did not write, and drop the rest with the staging folder.
@@ -311,13 +311,25 @@ fn remove_retrying(root: &Dir, name: &str) -> io::Result<()> {
 /// # Errors
 /// The file system's refusal; the previous files are then untouched.
 pub fn write_summary(out: &Dir, summary: &Summary, schema_version: &str) -> Result<(), OutError> {
+    write_summary_via(out, out, summary, schema_version)
+}
+
+/// [`write_summary`] through temporary files in `tmp` (a staging folder,
+/// so a crash mid-write leaves nothing beside the output).
+fn write_summary_via(
+    tmp: &Dir,
+    out: &Dir,
+    summary: &Summary,
+    schema_version: &str,
+) -> Result<(), OutError> {
     let json = summary.to_json(schema_version);
-    out.write_bytes(
+    tmp.write_bytes_into(
+        out,
         SUMMARY_JSON,
         &serde_json::to_vec_pretty(&json).expect("JSON of plain values"),
     )?;
     let (cols, rows) = summary.table();
-    write_table(out, SUMMARY_PARQUET, &cols, rows, schema_version)?;
+    write_table_into(tmp, out, SUMMARY_PARQUET, &cols, rows, schema_version)?;
     Ok(())
 }
 
