@@ -136,6 +136,21 @@ pub struct Analysis {
     pub komi: f64,
     pub verdicts: [Verdict; 11],
     pub self_check: SelfCheck,
+    /// Set when the settler left doubtful chains: the count with all of
+    /// them decided the other way at once.
+    pub flipped: Option<Flipped>,
+}
+
+/// A game counted again with every doubtful chain of its settlement
+/// ([`crate::settle::ChainFate::is_doubtful`]) decided the other way: dead
+/// ones alive, living and seki ones dead. Comparing these verdicts with the
+/// settler's bounds how much a corpus's rates owe to the settler's guesses,
+/// without settling anything twice.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Flipped {
+    /// Doubtful chains, all of them flipped.
+    pub chains: u32,
+    pub verdicts: [Verdict; 11],
 }
 
 impl Analysis {
@@ -152,6 +167,9 @@ impl Analysis {
 pub struct Analyser {
     replayer: Replayer,
     counter: Counter,
+    /// Counts the flipped settlement, so that [`Analyser::counter`] keeps
+    /// the states of the settler's own answer.
+    flip_counter: Counter,
     settler: Settler,
     settlement: Settlement,
     /// Layer 5 of settling: let the record's result decide chains the
@@ -264,6 +282,16 @@ impl Analyser {
                 self_check = self::self_check(game, &verdicts);
             }
         }
+        let flipped = match settled {
+            Some(_) => flip_doubtful(
+                &self.settlement,
+                &mut self.flip_counter,
+                &position,
+                &dead,
+                &terms,
+            ),
+            None => None,
+        };
         Analysis {
             report,
             position,
@@ -274,8 +302,40 @@ impl Analyser {
             komi,
             verdicts,
             self_check,
+            flipped,
         }
     }
+}
+
+/// The verdicts with every doubtful chain of `settlement` decided the other
+/// way from `dead` (the settler's dead stones, or layer 5's); None when no
+/// chain is doubtful.
+pub fn flip_doubtful(
+    settlement: &Settlement,
+    counter: &mut Counter,
+    position: &Position,
+    dead: &[Point],
+    terms: &Terms,
+) -> Option<Flipped> {
+    let mut dead = dead.to_vec();
+    let mut chains = 0;
+    for c in settlement.doubtful_chains() {
+        chains += 1;
+        let stones = crate::settle::chain_points(position, c.anchor);
+        if dead.contains(&c.anchor) {
+            dead.retain(|p| !stones.contains(p));
+        } else {
+            dead.extend_from_slice(&stones);
+        }
+    }
+    if chains == 0 {
+        return None;
+    }
+    let counts = counter.count(position, &dead);
+    Some(Flipped {
+        chains,
+        verdicts: verdicts(&counts, terms),
+    })
 }
 
 /// Most open chains the record's result may choose among (2^this countings
