@@ -25,6 +25,7 @@ pub mod eval;
 pub mod inputs;
 pub mod parquet_out;
 pub mod replay;
+pub mod report;
 pub mod row;
 pub mod run;
 pub mod shard;
