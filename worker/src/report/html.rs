@@ -81,7 +81,7 @@ pub fn rule_name(id: &str) -> String {
 
 /// A comparison's name for people.
 pub fn comparison_title(name: &str) -> String {
-    match name {
+    match Pair::canonical(name).as_str() {
         "jpd_a_vs_jpd_b" => "editions: 唐宋 vs 明清 (jpd_a vs jpd_b)".to_string(),
         "jhz_a_vs_jpd_a" => "计活子 vs 计枰点, 唐宋 edition (jhz_a vs jpd_a)".to_string(),
         "jhz_b_vs_jpd_b" => "计活子 vs 计枰点, 明清 edition (jhz_b vs jpd_b)".to_string(),
@@ -90,7 +90,7 @@ pub fn comparison_title(name: &str) -> String {
 }
 
 fn short_title(name: &str) -> String {
-    match name {
+    match Pair::canonical(name).as_str() {
         "jpd_a_vs_jpd_b" => "唐宋 vs 明清 (jpd)".to_string(),
         "jhz_a_vs_jpd_a" => "计活子 vs 计枰点 (A)".to_string(),
         "jhz_b_vs_jpd_b" => "计活子 vs 计枰点 (B)".to_string(),
@@ -532,11 +532,11 @@ fn breakdown(
 fn why(h: &mut String, figures: &mut Vec<String>, m: &Model) {
     h.push_str("<section id=\"why\" data-section=\"why\"><h2>4. Why the rule sets disagree</h2><p class=\"words\">Two rule sets of a comparison count the same board, so their margins differ by a fixed amount per game: the 唐宋 edition charges the side that placed more stones, <code>N_B − N_W</code> (with the points an owner must still fill, <code>F_B − F_W</code>, and less the handicap bonus <code>H</code> of the 明清 count); 计活子 does not count basic eyes, <code>E_B − E_W</code>. The winners differ exactly when zero lies between the two margins, that is when the margin falls inside that gap. Each grid counts the games whose margin is near zero, by the gap (columns) and the margin (rows); hatched, outlined cells are games whose winners differ.</p>");
     for sp in &m.splits {
-        let pair = Pair::parse(&sp.comparison);
+        let pair = Pair::parse(&sp.comparison).map(|p| p.headline().unwrap_or(p));
         let (a, b) = pair
             .map(|p| (RuleSet::ALL[p.a].id(), RuleSet::ALL[p.b].id()))
             .unwrap_or(("a", "b"));
-        let gap_label = match sp.comparison.as_str() {
+        let gap_label = match Pair::canonical(&sp.comparison).as_str() {
             "jpd_a_vs_jpd_b" => "gap jpd_b − jpd_a = (N_B − N_W) + (F_B − F_W) − H".to_string(),
             "jhz_a_vs_jpd_a" | "jhz_b_vs_jpd_b" => format!("gap {b} − {a} = E_B − E_W"),
             _ => format!("gap {b} − {a}"),

@@ -105,10 +105,36 @@ impl Pair {
         )
     }
 
+    /// One of the mission's three comparisons, in either order (`--all-pairs`
+    /// names them in rule-set order: `jpd_a_vs_jhz_a`).
     pub fn is_headline(self) -> bool {
-        HEADLINE
-            .iter()
-            .any(|(a, b)| *a == RuleSet::ALL[self.a] && *b == RuleSet::ALL[self.b])
+        self.headline().is_some()
+    }
+
+    /// The pair in the order of [`HEADLINE`] (计活子 first, then 计枰点;
+    /// 唐宋, then 明清), when it is a headline pair.
+    pub fn headline(self) -> Option<Pair> {
+        let (x, y) = (RuleSet::ALL[self.a], RuleSet::ALL[self.b]);
+        HEADLINE.iter().find_map(|(a, b)| {
+            if (x, y) == (*a, *b) {
+                Some(self)
+            } else if (y, x) == (*a, *b) {
+                Some(Pair {
+                    a: self.b,
+                    b: self.a,
+                })
+            } else {
+                None
+            }
+        })
+    }
+
+    /// The canonical name of a headline pair (`jhz_a_vs_jpd_a` for
+    /// `jpd_a_vs_jhz_a` too), else the name as given.
+    pub fn canonical(name: &str) -> String {
+        Pair::parse(name)
+            .and_then(Pair::headline)
+            .map_or_else(|| name.to_string(), Pair::name)
     }
 }
 
@@ -279,7 +305,7 @@ pub fn build(run: &RunData, examples: usize, max_boards: usize) -> Model {
         .map(Rate::of_cell)
         .collect();
     overall.sort_by_key(|r| {
-        let p = Pair::parse(&r.comparison);
+        let p = Pair::parse(&r.comparison).and_then(Pair::headline);
         let h = HEADLINE.iter().position(|(a, b)| {
             p.is_some_and(|p| RuleSet::ALL[p.a] == *a && RuleSet::ALL[p.b] == *b)
         });
@@ -327,8 +353,10 @@ pub fn build(run: &RunData, examples: usize, max_boards: usize) -> Model {
         }
     }
 
-    for (name, pair) in pairs.iter().filter(|(_, p)| p.is_headline()) {
-        m.splits.push(split(rows, name, *pair));
+    for (name, pair) in pairs.iter() {
+        if let Some(oriented) = pair.headline() {
+            m.splits.push(split(rows, name, oriented));
+        }
     }
     for &i in &m.rule_sets {
         let mut w = Winners {
