@@ -82,7 +82,7 @@ pub fn rule_name(id: &str) -> String {
 /// A comparison's name for people.
 pub fn comparison_title(name: &str) -> String {
     match Pair::canonical(name).as_str() {
-        "jpd_a_vs_jpd_b" => "editions: 唐宋 vs 明清 (jpd_a vs jpd_b)".to_string(),
+        "jpd_a_vs_jpd_b" => "Editions: 唐宋 vs 明清 (jpd_a vs jpd_b)".to_string(),
         "jhz_a_vs_jpd_a" => "计活子 vs 计枰点, 唐宋 edition (jhz_a vs jpd_a)".to_string(),
         "jhz_b_vs_jpd_b" => "计活子 vs 计枰点, 明清 edition (jhz_b vs jpd_b)".to_string(),
         other => other.replace("_vs_", " vs "),
