@@ -620,6 +620,13 @@ mod tests {
         assert_eq!(nice_max(0.2), 0.2);
         assert_eq!(nice_max(0.21), 0.25);
         assert!(nice_max(0.0) > 0.0);
+        // Ticks are round: fifths of 2.5% and 5%, quarters of 2%.
+        assert_eq!(ticks_of(0.025), 5);
+        assert_eq!(ticks_of(0.05), 5);
+        assert_eq!(ticks_of(0.02), 4);
+        assert_eq!(tick_pct(0.005, 0.025), "0.5%");
+        assert_eq!(tick_pct(0.01, 0.05), "1%");
+        assert_eq!(tick_pct(0.015, 0.02), "1.5%");
     }
 
     #[test]

@@ -925,3 +925,111 @@ fn cross_check(run: &RunData, m: &Model, pairs: &[(String, Pair)]) -> Vec<String
     }
     w
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::rc::Rc;
+
+    /// A scored row: winners of jpd_a and jpd_b from their margins, komi 0.5.
+    fn row(dead_source: &str, a: i64, b: i64, flipped: Option<(i64, i64)>) -> Row {
+        let mut r = Row {
+            status: Rc::from("scored"),
+            dead_source: Some(Rc::from(dead_source)),
+            komi: Some(0.5),
+            handicap: Some(0),
+            confidence: Some(if flipped.is_some() { 0.5 } else { 1.0 }),
+            guessed_stones: Some(if dead_source == "settled" { 3 } else { 0 }),
+            doubtful_chains: flipped.map(|_| 1).or(Some(0)),
+            ..Row::default()
+        };
+        for (i, m) in [(0, a), (1, b)] {
+            r.margin_before_komi[i] = Some(m);
+            r.margin[i] = Some(m as f64 - 0.5);
+            r.winner[i] = Some(Win::of_margin(m as f64 - 0.5));
+            r.margin_before_komi_flipped[i] = flipped.map(|f| if i == 0 { f.0 } else { f.1 });
+        }
+        r
+    }
+
+    #[test]
+    fn bounds_take_each_doubtful_game_both_ways() {
+        let pair = Pair::parse("jpd_a_vs_jpd_b").unwrap();
+        let rows = vec![
+            // Marked, split: counts in every bound and in the certain rate.
+            row("marks", 0, 1, None),
+            // Settled, split, but not when flipped: only the high bound keeps it.
+            row("settled", 0, 1, Some((5, 6))),
+            // Settled, agreeing, split when flipped: only the high bound.
+            row("settled", 4, 4, Some((0, 1))),
+            // Settled, agreeing either way.
+            row("settled", 4, 4, Some((3, 3))),
+            // Settled without doubt, agreeing.
+            row("settled", -3, -3, None),
+        ];
+        let u = uncertainty(&rows, "jpd_a_vs_jpd_b", pair);
+        assert_eq!((u.all.disagreements, u.all.scorable), (2, 5));
+        assert_eq!(u.bounds, Some((1, 3)));
+        assert_eq!((u.doubtful_games, u.flips), (3, 2));
+        // Only the marked game is certain (the others have guessed stones).
+        assert_eq!((u.certain.disagreements, u.certain.scorable), (1, 1));
+        assert_eq!(certainty_class(&rows[0]), "marks");
+        assert_eq!(certainty_class(&rows[1]), "settled, doubtful chains");
+        assert_eq!(certainty_class(&rows[4]), "settled, no doubtful chain");
+    }
+
+    #[test]
+    fn the_split_grid_puts_each_game_at_its_gap_and_margin() {
+        let pair = Pair::parse("jpd_a_vs_jpd_b").unwrap();
+        // Margins of jpd_b 0.5 and -0.5 with a gap of 1; one far from zero.
+        let rows = vec![
+            row("marks", 0, 1, None),
+            row("marks", -1, 0, None),
+            row("marks", 40, 41, None),
+        ];
+        let s = split(&rows, "jpd_a_vs_jpd_b", pair);
+        assert_eq!(
+            (
+                s.scorable,
+                s.in_window,
+                s.disagreements,
+                s.disagreements_in_window
+            ),
+            (3, 2, 1, 1)
+        );
+        assert_eq!(s.gaps, vec![1]);
+        assert_eq!(s.margins, vec![0.5, -0.5]);
+        assert_eq!(s.cells, vec![vec![(1, 1)], vec![(1, 0)]]);
+    }
+
+    #[test]
+    fn terms_add_up_to_the_margin() {
+        let mut r = row("marks", 0, 0, None);
+        let (jpd_a, jpd_b, jhz_b) = (0, 1, 3);
+        // A = 7, N_B - N_W = 1, no fills, E_B - E_W = 2, komi 6.5.
+        r.komi = Some(6.5);
+        r.placed = [Some(31), Some(30)];
+        r.fills = [Some(0), Some(0)];
+        r.margin_before_komi[jpd_b] = Some(7);
+        r.margin_before_komi[jhz_b] = Some(5);
+        r.margin_before_komi[jpd_a] = Some(6);
+        for (i, m) in [(jpd_a, -0.5), (jpd_b, 0.5), (jhz_b, -1.5)] {
+            r.margin[i] = Some(m);
+            r.winner[i] = Some(Win::of_margin(m));
+        }
+        let a = terms_of(&r, jpd_a).unwrap();
+        assert_eq!(
+            a.terms,
+            vec![
+                ("A", 7.0),
+                ("N_B − N_W", 1.0),
+                ("F_B − F_W", 0.0),
+                ("K", 6.5)
+            ]
+        );
+        assert_eq!(a.total(), -0.5);
+        let b = terms_of(&r, jhz_b).unwrap();
+        assert_eq!(b.terms, vec![("A", 7.0), ("E_B − E_W", 2.0), ("K", 6.5)]);
+        assert_eq!(b.total(), b.margin);
+    }
+}
