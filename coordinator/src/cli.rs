@@ -82,6 +82,22 @@ pub enum Command {
     ///   verdict run big/ --out results/ --limit 100000 --include-unfinished
     #[command(verbatim_doc_comment)]
     Run(RunArgs),
+    /// Write OUT/report.html: a finished run as one page of charts and boards.
+    ///
+    /// Reads OUT/games/*.parquet and OUT/summary.json (of `verdict run` or of
+    /// a cluster job) and writes one self-contained HTML file, readable
+    /// offline and printable: the headline rates with 95% intervals,
+    /// breakdowns, the komi sweep, why the rule sets disagree, the
+    /// self-check, example games drawn as boards with their counts term by
+    /// term, how much the rates depend on the dead-stone settler, and the
+    /// run's provenance. Every number is also in the page's JSON block
+    /// (#verdict-data). `verdict run` writes the same page at its end.
+    ///
+    /// Examples:
+    ///   verdict report results/
+    ///   verdict report results/ --examples 8
+    #[command(verbatim_doc_comment)]
+    Report(ReportArgs),
     /// Show the whole tool working, with no data: generate, analyse, summarise.
     ///
     /// Generates a small corpus of complete games by self-play (9x9, 13x13
@@ -154,6 +170,7 @@ impl Command {
             | Command::Score(_)
             | Command::Check(_)
             | Command::Run(_)
+            | Command::Report(_)
             | Command::Demo(_)
             | Command::Synth(_) => false,
             Command::Eval(EvalCommand::Deadstones(args)) => args.gnugo.enabled,
@@ -408,6 +425,22 @@ pub struct RunArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// The output folder of a finished run (holding games/ and summary.json).
+    #[arg(value_name = "OUT")]
+    pub out: PathBuf,
+    /// Example games shown per comparison.
+    #[arg(long, default_value_t = 4, value_name = "N")]
+    pub examples: usize,
+    /// Boards drawn in all (each example game is drawn once).
+    #[arg(long, default_value_t = 24, value_name = "N")]
+    pub boards: usize,
+    /// Print what was written as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
 pub struct CheckArgs {
     /// SGF files, collection files, directories (searched recursively) or
     /// archives (.zip, .tar, .tar.gz/.tgz, .tar.bz2, .tar.zst, read as streams).
@@ -447,6 +480,11 @@ pub struct ScoreArgs {
     /// 计活子), each beside its rule set's formula, with why they differ.
     #[arg(long)]
     pub methods: bool,
+    /// Also draw the final board as SVG into this file (stones, dead
+    /// stones, territory, seki points, points to fill, doubtful chains),
+    /// the same drawing as the examples of `verdict report`.
+    #[arg(long, value_name = "OUT.svg")]
+    pub svg: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

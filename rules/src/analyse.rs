@@ -149,6 +149,21 @@ pub struct Analysis {
     pub terms: Terms,
     /// The variant replay, for a 大解放 game.
     pub variant: Option<crate::dajiefang::Report>,
+    /// Set when the settler left doubtful chains: the count with all of
+    /// them decided the other way at once.
+    pub flipped: Option<Flipped>,
+}
+
+/// A game counted again with every doubtful chain of its settlement
+/// ([`crate::settle::ChainFate::is_doubtful`]) decided the other way: dead
+/// ones alive, living and seki ones dead. Comparing these verdicts with the
+/// settler's bounds how much a corpus's rates owe to the settler's guesses,
+/// without settling anything twice.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Flipped {
+    /// Doubtful chains, all of them flipped.
+    pub chains: u32,
+    pub verdicts: [Verdict; 11],
 }
 
 /// The rule sets a 大解放 game is scored under (RULES.md section 6: the
@@ -179,6 +194,9 @@ pub struct Analyser {
     replayer: Replayer,
     variant: crate::dajiefang::Replayer,
     counter: Counter,
+    /// Counts the flipped settlement, so that [`Analyser::counter`] keeps
+    /// the states of the settler's own answer.
+    flip_counter: Counter,
     settler: Settler,
     settlement: Settlement,
     /// Layer 5 of settling: let the record's result decide chains the
@@ -312,6 +330,16 @@ impl Analyser {
                 self_check = self::self_check(game, &verdicts);
             }
         }
+        let flipped = match settled {
+            Some(_) => flip_doubtful(
+                &self.settlement,
+                &mut self.flip_counter,
+                &position,
+                &dead,
+                &terms,
+            ),
+            None => None,
+        };
         Analysis {
             report,
             position,
@@ -324,6 +352,7 @@ impl Analyser {
             self_check,
             terms,
             variant: None,
+            flipped,
         }
     }
 
@@ -389,6 +418,8 @@ impl Analyser {
             self_check,
             terms,
             variant: Some(variant),
+            // The bounds compare all eleven rule sets; a variant game has four.
+            flipped: None,
         }
     }
 }
@@ -412,6 +443,37 @@ fn position_of(board: &crate::board::Board) -> Position {
         }
     }
     position
+}
+
+/// The verdicts with every doubtful chain of `settlement` decided the other
+/// way from `dead` (the settler's dead stones, or layer 5's); None when no
+/// chain is doubtful.
+pub fn flip_doubtful(
+    settlement: &Settlement,
+    counter: &mut Counter,
+    position: &Position,
+    dead: &[Point],
+    terms: &Terms,
+) -> Option<Flipped> {
+    let mut dead = dead.to_vec();
+    let mut chains = 0;
+    for c in settlement.doubtful_chains() {
+        chains += 1;
+        let stones = crate::settle::chain_points(position, c.anchor);
+        if dead.contains(&c.anchor) {
+            dead.retain(|p| !stones.contains(p));
+        } else {
+            dead.extend_from_slice(&stones);
+        }
+    }
+    if chains == 0 {
+        return None;
+    }
+    let counts = counter.count(position, &dead);
+    Some(Flipped {
+        chains,
+        verdicts: verdicts(&counts, terms),
+    })
 }
 
 /// Most open chains the record's result may choose among (2^this countings

@@ -113,3 +113,73 @@ fn nothing_open_nothing_changed() {
     );
     assert_eq!(dead, None);
 }
+
+/// The report's bounds: every doubtful chain decided the other way at once,
+/// a sure one left as it is, and the counter's answer for that position.
+#[test]
+fn doubtful_chains_are_flipped_together_and_sure_ones_stay() {
+    use verdict_rules::analyse::flip_doubtful;
+    let position = Position::from_diagram(BOARD).unwrap();
+    // a7 alive for sure; a2 alive on an open guess; so a2 alone flips.
+    let settlement = Settlement {
+        dead: Vec::new(),
+        chains: vec![
+            fate("ac", Color::White, Status::Alive, Layer::Playouts, 0.9),
+            fate("ah", Color::White, Status::Alive, Layer::Static, 0.5),
+        ],
+    };
+    let flipped = flip_doubtful(&settlement, &mut Counter::new(), &position, &[], &terms())
+        .expect("a doubtful chain");
+    assert_eq!(flipped.chains, 1);
+    let chinese = flipped.verdicts[RuleSet::ALL
+        .iter()
+        .position(|r| *r == RuleSet::Chinese)
+        .unwrap()];
+    assert_eq!(chinese.margin, margin(&position, &[pt("ah")]));
+
+    // Dead on weak playouts (lost in 70% of them: confidence 0.4) comes
+    // back to life, and the open one dies, in the same count.
+    let settlement = Settlement {
+        dead: vec![pt("ac")],
+        chains: vec![
+            fate("ac", Color::White, Status::Dead, Layer::Playouts, 0.4),
+            fate("ah", Color::White, Status::Alive, Layer::Static, 0.5),
+        ],
+    };
+    let flipped = flip_doubtful(
+        &settlement,
+        &mut Counter::new(),
+        &position,
+        &[pt("ac")],
+        &terms(),
+    )
+    .expect("doubtful chains");
+    assert_eq!(flipped.chains, 2);
+    assert_eq!(
+        flipped.verdicts[4].margin,
+        margin(&position, &[pt("ah")]),
+        "{:?}",
+        flipped.verdicts[4]
+    );
+
+    // Nothing doubtful: nothing to flip (a tempo fight at 0.6 would be).
+    let sure = Settlement {
+        dead: Vec::new(),
+        chains: vec![fate(
+            "ah",
+            Color::White,
+            Status::Alive,
+            Layer::Playouts,
+            0.7,
+        )],
+    };
+    assert_eq!(
+        flip_doubtful(&sure, &mut Counter::new(), &position, &[], &terms()),
+        None
+    );
+    let tempo = Settlement {
+        dead: Vec::new(),
+        chains: vec![fate("ah", Color::White, Status::Alive, Layer::Reading, 0.6)],
+    };
+    assert!(flip_doubtful(&tempo, &mut Counter::new(), &position, &[], &terms()).is_some());
+}

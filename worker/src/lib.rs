@@ -32,6 +32,7 @@ pub mod inputs;
 pub mod parquet_out;
 pub mod publish;
 pub mod replay;
+pub mod report;
 pub mod row;
 pub mod run;
 pub mod shard;

@@ -5,6 +5,7 @@
 //! OUT/summary.json               its summaries
 //! OUT/summary.parquet
 //! OUT/_SUCCESS                   its manifest (JSON), written last
+//! OUT/report.html                its report (`verdict run`, `verdict report`)
 //! OUT/_staging/NAME/             a run in progress
 //! ```
 //!
@@ -45,6 +46,8 @@ pub const MARKER: &str = "_SUCCESS";
 /// The summaries beside the parts.
 pub const SUMMARY_JSON: &str = "summary.json";
 pub const SUMMARY_PARQUET: &str = "summary.parquet";
+/// The HTML report of the published run ([`crate::report`]).
+pub const REPORT: &str = "report.html";
 /// Held by a run while its staging folder is in use.
 const LOCK: &str = ".lock";
 /// Held while publishing, so two runs never publish into one folder at once.
@@ -110,7 +113,7 @@ pub fn check_out(out: &Path) -> Result<(), OutError> {
             Some(_) => return Err(OutError::NotAFolder(out.join(name))),
         }
     }
-    for name in [MARKER, SUMMARY_JSON, SUMMARY_PARQUET] {
+    for name in [MARKER, SUMMARY_JSON, SUMMARY_PARQUET, REPORT] {
         match dir.kind(name)? {
             Some(Kind::Symlink) => return Err(OutError::Link(out.join(name))),
             Some(Kind::Dir) => return Err(OutError::FolderInTheWay(out.join(name))),
@@ -247,6 +250,9 @@ impl Staging {
         drop(games);
 
         self.out.remove_file(MARKER)?;
+        // The report describes the output being replaced: it goes with it
+        // (`verdict run` writes the new one after publishing).
+        self.out.remove_file(REPORT)?;
         self.out.sync()?;
         match self.out.kind(GAMES)? {
             None => self.dir.rename(GAMES, &self.out, GAMES)?,

@@ -113,6 +113,9 @@ pub struct GameRow {
     /// Stones decided by each settling layer, in `Layer::ALL` order.
     pub settled_stones: [Option<i64>; Layer::ALL.len()],
     pub open_chains: Option<i64>,
+    /// Chains decided without proof at confidence 0.6 or below (None with
+    /// marks): the ones `*_margin_before_komi_flipped` decides the other way.
+    pub doubtful_chains: Option<i64>,
     pub dead: [Option<i64>; 2],
     pub seki_points: Option<i64>,
     pub fills: [Option<i64>; 2],
@@ -120,6 +123,10 @@ pub struct GameRow {
     pub margin_before_komi: Vec<Option<i64>>,
     pub margin: Vec<Option<f64>>,
     pub winner: Vec<Option<&'static str>>,
+    /// Per rule set, the margin before komi with every doubtful chain
+    /// decided the other way (None when no chain is doubtful): what bounds
+    /// a rate's dependence on the settler without settling twice.
+    pub margin_before_komi_flipped: Vec<Option<i64>>,
     pub self_check_status: Option<&'static str>,
     pub self_check_rule_set: Option<&'static str>,
     pub self_check_recorded: Option<f64>,
@@ -209,6 +216,7 @@ pub fn columns() -> Vec<(String, Kind)> {
         ("settled_stones_reading", Int),
         ("settled_stones_record_result", Int),
         ("open_chains", Int),
+        ("doubtful_chains", Int),
         ("dead_b", Int),
         ("dead_w", Int),
         ("seki_points", Int),
@@ -221,6 +229,7 @@ pub fn columns() -> Vec<(String, Kind)> {
         c.push((format!("{}_margin_before_komi", r.id()), Int));
         c.push((format!("{}_margin", r.id()), Float));
         c.push((format!("{}_winner", r.id()), Str));
+        c.push((format!("{}_margin_before_komi_flipped", r.id()), Int));
     }
     for (n, k) in [
         ("self_check_status", Str),
@@ -313,6 +322,7 @@ impl GameRow {
             Int(self.settled_stones[3]),
             Int(self.settled_stones[4]),
             Int(self.open_chains),
+            Int(self.doubtful_chains),
             Int(self.dead[0]),
             Int(self.dead[1]),
             Int(self.seki_points),
@@ -323,6 +333,11 @@ impl GameRow {
             out.push(Int(self.margin_before_komi.get(i).copied().flatten()));
             out.push(Float(self.margin.get(i).copied().flatten()));
             out.push(Str(self.winner.get(i).copied().flatten()));
+            out.push(Int(self
+                .margin_before_komi_flipped
+                .get(i)
+                .copied()
+                .flatten()));
         }
         out.extend([
             Str(self.self_check_status),
@@ -499,6 +514,9 @@ impl GameRow {
                 if let Some(v) = self.winner.get_mut(i) {
                     *v = None;
                 }
+                if let Some(v) = self.margin_before_komi_flipped.get_mut(i) {
+                    *v = None;
+                }
             }
         }
     }
@@ -537,7 +555,15 @@ fn fill_scores(row: &mut GameRow, a: &Analysis) {
             row.settle_layer = Some(facts.deepest.as_str());
             row.settled_stones = facts.stones_by_layer.map(|n| Some(i64::from(n)));
             row.open_chains = Some(i64::from(facts.open_chains));
+            row.doubtful_chains = Some(a.flipped.map_or(0, |f| i64::from(f.chains)));
         }
+    }
+    if let Some(f) = &a.flipped {
+        row.margin_before_komi_flipped = f
+            .verdicts
+            .iter()
+            .map(|v| Some(v.margin_before_komi))
+            .collect();
     }
     row.dead = [Some(i64::from(c.dead.black)), Some(i64::from(c.dead.white))];
     row.seki_points = Some(i64::from(c.seki_liberties));

@@ -8,6 +8,7 @@ mod check;
 mod demo;
 mod eval;
 mod replay;
+pub mod report;
 mod run;
 mod score;
 mod synth;
@@ -18,6 +19,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Score(args) => score::run(args),
         Command::Check(args) => check::run(args),
         Command::Run(args) => run::run(args),
+        Command::Report(args) => report::run(args),
         Command::Demo(args) => demo::run(args),
         Command::Synth(args) => synth::run(args),
         Command::Eval(crate::cli::EvalCommand::Deadstones(args)) => eval::deadstones(args),

@@ -69,6 +69,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
+    super::report::after_run(&args, &report)?;
     if args.common.json {
         let json = report.summary.to_json(verdict_worker::row::SCHEMA_VERSION);
         println!("{}", serde_json::to_string_pretty(&json)?);

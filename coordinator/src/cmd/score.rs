@@ -48,6 +48,11 @@ pub fn run(args: ScoreArgs) -> anyhow::Result<ExitCode> {
             &analysis.terms,
         )
     });
+    if let Some(path) = &args.svg {
+        write_svg(
+            path, &args.file, args.game, &game, &analysis, states, &analyser,
+        )?;
+    }
     if args.json {
         println!(
             "{}",
@@ -78,6 +83,49 @@ pub fn run(args: ScoreArgs) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The final board as a standalone SVG, drawn as the report's examples are.
+fn write_svg(
+    path: &Path,
+    file: &Path,
+    n: usize,
+    game: &Game<'_>,
+    a: &Analysis,
+    states: &[PointState],
+    analyser: &Analyser,
+) -> anyhow::Result<()> {
+    use verdict_worker::report::board::{board_svg, BoardView};
+    let doubtful: Vec<Point> = match a.settled {
+        Some(_) => analyser
+            .settlement()
+            .doubtful_chains()
+            .flat_map(|c| verdict_rules::settle::chain_points(&a.position, c.anchor))
+            .collect(),
+        None => Vec::new(),
+    };
+    let info = &game.info;
+    let title = format!(
+        "{} game {n}: {} (B) vs {} (W), {}, komi {}, result {}, dead stones from {}",
+        file.display(),
+        info.player(Color::Black).unwrap_or_default(),
+        info.player(Color::White).unwrap_or_default(),
+        game.size,
+        a.komi,
+        info.result,
+        a.dead_source.as_str()
+    );
+    let svg = board_svg(
+        &BoardView {
+            size: game.size,
+            states,
+            doubtful: &doubtful,
+            title,
+        },
+        "board",
+        true,
+    );
+    std::fs::write(path, svg).with_context(|| format!("cannot write {}", path.display()))
 }
 
 /// The `n`th game (from 1) of a collection, and how many games it holds.

@@ -376,7 +376,8 @@ pub fn assert_clean(out: &Path) {
                 "_staging",
                 "games",
                 "summary.json",
-                "summary.parquet"
+                "summary.parquet",
+                "report.html"
             ]
             .contains(&n.as_str()),
             "{} holds a stray {n}: {top:?}",

@@ -174,6 +174,12 @@ impl Settlement {
     pub fn open_chains(&self) -> impl Iterator<Item = &ChainFate> {
         self.chains.iter().filter(|c| c.is_open())
     }
+
+    /// Chains decided without proof and without much confidence
+    /// ([`ChainFate::is_doubtful`]).
+    pub fn doubtful_chains(&self) -> impl Iterator<Item = &ChainFate> {
+        self.chains.iter().filter(|c| c.is_doubtful())
+    }
 }
 
 impl ChainFate {
@@ -182,7 +188,23 @@ impl ChainFate {
     pub fn is_open(&self) -> bool {
         self.layer == Layer::Static && self.confidence <= OPEN_CONFIDENCE
     }
+
+    /// A decision a researcher should not lean on: no proof, and no surer
+    /// than [`DOUBTFUL_CONFIDENCE`]. Wider than [`ChainFate::is_open`],
+    /// because playouts lost in 60 to 80 percent of the games give a lower
+    /// confidence than an open chain, and a tempo fight is only a
+    /// convention.
+    pub fn is_doubtful(&self) -> bool {
+        self.layer != Layer::Benson && self.confidence <= DOUBTFUL_CONFIDENCE
+    }
 }
+
+/// The surest decision still called doubtful: open chains (0.5), tempo
+/// fights settled by convention (0.6), and playouts less lopsided than
+/// four to one (`2 * 0.8 - 1`). How far a corpus's rates could move if
+/// these went the other way is the settler's share of the uncertainty
+/// (`verdict report`).
+pub const DOUBTFUL_CONFIDENCE: f32 = 0.6;
 
 /// The confidence of a chain read out as captured by force: the reading
 /// is a proof within its limits (no ko taken, the defender moving first),
