@@ -354,6 +354,37 @@ pub struct AnalysisArgs {
     /// tromp_taylor.
     #[arg(long, value_delimiter = ',', value_name = "IDS")]
     pub rules: Vec<String>,
+    #[command(flatten)]
+    pub assume: AssumeRulesArg,
+}
+
+/// `--assume-rules`, for the self-check of records that do not say.
+#[derive(Debug, Args, Clone, Default)]
+pub struct AssumeRulesArg {
+    /// Check the recorded result of records whose RU names no rule set
+    /// verdict knows (every Tygem record, for one) as if it named this one:
+    /// jpd_a, jpd_b, jhz_a, jhz_b, chinese, japanese, korean, aga, ing, nz,
+    /// tromp_taylor. Records that name their rules keep them.
+    #[arg(long, value_name = "ID")]
+    pub assume_rules: Option<String>,
+}
+
+impl AssumeRulesArg {
+    /// The rule set, checked.
+    pub fn rule_set(&self) -> anyhow::Result<Option<RuleSet>> {
+        self.assume_rules
+            .as_deref()
+            .map(|id| {
+                RuleSet::from_id(id).with_context(|| {
+                    let ids: Vec<&str> = RuleSet::ALL.iter().map(|r| r.id()).collect();
+                    format!(
+                        "--assume-rules: unknown rule set {id:?}; choose from {}",
+                        ids.join(", ")
+                    )
+                })
+            })
+            .transpose()
+    }
 }
 
 impl AnalysisArgs {
@@ -452,6 +483,8 @@ pub struct CheckArgs {
     /// How many disagreements the table lists.
     #[arg(long, default_value_t = 50, value_name = "N")]
     pub max_misses: usize,
+    #[command(flatten)]
+    pub assume: AssumeRulesArg,
     #[command(flatten)]
     pub common: CommonArgs,
 }

@@ -123,6 +123,61 @@ fn score_with_a_fixed_komi() {
     ]));
     assert_eq!(v["verdicts"]["jpd_b"]["margin"], 0.5);
     assert_eq!(v["verdicts"]["jpd_b"]["winner"], "B");
+    // The record's W+5.5 was reached at its own komi of 6.5: scoring at
+    // another komi does not make it wrong.
+    assert_eq!(v["self_check"]["status"], "agrees", "{v}");
+    assert_eq!(v["self_check"]["computed_margin"], -5.5, "{v}");
+}
+
+/// A record without RU is unchecked, unless `--assume-rules` names the
+/// rules to check it under; `run --komi K` checks at the record's komi.
+#[test]
+fn the_self_check_uses_the_records_komi_and_assumed_rules() {
+    let dir = std::env::temp_dir().join(format!("verdict-cli-assume-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = std::fs::read_to_string(data().join("simple-9x9.sgf")).unwrap();
+    std::fs::write(dir.join("no-ru.sgf"), text.replace("RU[Chinese]", "")).unwrap();
+    let input = dir.join("no-ru.sgf");
+    let input = input.to_str().unwrap();
+    let plain = json(&verdict(&["check", input, "--json"]));
+    assert_eq!(plain["agrees"], 0, "{plain}");
+    assert_eq!(plain["unchecked"]["unknown_rules"], 1, "{plain}");
+    let assumed = json(&verdict(&[
+        "check",
+        input,
+        "--json",
+        "--assume-rules",
+        "chinese",
+    ]));
+    assert_eq!(assumed["agrees"], 1, "{assumed}");
+    // Assumed wrongly (Japanese counts territory: another margin), it is a miss.
+    let wrong = json(&verdict(&[
+        "check",
+        input,
+        "--json",
+        "--assume-rules",
+        "japanese",
+    ]));
+    assert_eq!(wrong["disagrees"], 1, "{wrong}");
+    let bad = verdict(&["check", input, "--assume-rules", "klingon"]);
+    assert_eq!(bad.status.code(), Some(2));
+    for komi in ["game", "7.5", "0.5"] {
+        let out = dir.join(format!("out-{komi}"));
+        let run = json(&verdict(&[
+            "run",
+            input,
+            "--json",
+            "--assume-rules",
+            "chinese",
+            "--komi",
+            komi,
+            "--out",
+            out.to_str().unwrap(),
+        ]));
+        assert_eq!(run["self_check"]["agrees"], 1, "--komi {komi}: {run}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

@@ -55,6 +55,10 @@ impl From<&RunOptions> for v1::AnalysisOptions {
             } else {
                 o.rules.iter().map(|r| r.id().to_string()).collect()
             },
+            assume_rules: o
+                .assume_rules
+                .map(|r| r.id().to_string())
+                .unwrap_or_default(),
         }
     }
 }
@@ -92,9 +96,19 @@ pub fn run_options(
             })
             .collect::<Result<Vec<_>, _>>()?
     };
+    let unknown = |id: &String| {
+        let ids: Vec<&str> = RuleSet::ALL.iter().map(|r| r.id()).collect();
+        ConvertError::UnknownRuleSet(id.clone(), ids.join(", "))
+    };
+    let assume_rules = if o.assume_rules.is_empty() {
+        None
+    } else {
+        Some(RuleSet::from_id(&o.assume_rules).ok_or_else(|| unknown(&o.assume_rules))?)
+    };
     Ok(RunOptions {
         out,
         threads,
+        assume_rules,
         komi,
         include_unfinished: o.include_unfinished,
         all_pairs: o.all_pairs,

@@ -204,6 +204,9 @@ pub struct Analyser {
     use_result: bool,
     /// Settle even games whose record marks the dead stones.
     ignore_marks: bool,
+    /// The rule set a record's result is checked under when its `RU` does
+    /// not name one verdict knows (`--assume-rules`).
+    assume_rules: Option<RuleSet>,
 }
 
 impl Analyser {
@@ -220,6 +223,13 @@ impl Analyser {
     /// construction. Games settled this way say so (`settled_result`).
     pub fn use_record_result(mut self, on: bool) -> Analyser {
         self.use_result = on;
+        self
+    }
+
+    /// Checks the results of records whose `RU` names no rule set verdict
+    /// knows (every Tygem record, say) as if it named `rules`.
+    pub fn assume_rules(mut self, rules: Option<RuleSet>) -> Analyser {
+        self.assume_rules = rules;
         self
     }
 
@@ -305,7 +315,7 @@ impl Analyser {
         };
         let mut counts = self.counter.count(&position, &dead);
         let mut verdicts = verdicts(&counts, &terms).to_vec();
-        let mut self_check = self_check(game, &verdicts);
+        let mut self_check = self_check(game, &verdicts, self.assume_rules);
         if let (
             true,
             SelfCheck::Disagrees {
@@ -314,11 +324,17 @@ impl Analyser {
             Some(facts),
         ) = (self.use_result, self_check, settled.as_mut())
         {
+            // The record's result was reached at the record's komi,
+            // whatever komi this run scores with.
+            let recorded_terms = Terms {
+                komi: game.info.komi.points,
+                ..terms
+            };
             if let Some(flipped) = open_statuses_from_result(
                 &self.settlement,
                 &mut self.counter,
                 &position,
-                &terms,
+                &recorded_terms,
                 rule_set,
                 recorded,
             ) {
@@ -327,7 +343,7 @@ impl Analyser {
                 facts.deepest = Layer::RecordResult;
                 counts = self.counter.count(&position, &dead);
                 verdicts = crate::score::verdicts(&counts, &terms).to_vec();
-                self_check = self::self_check(game, &verdicts);
+                self_check = self::self_check(game, &verdicts, self.assume_rules);
             }
         }
         let flipped = match settled {
@@ -573,18 +589,20 @@ pub fn rule_set_of(rules: &Rules) -> Option<RuleSet> {
     })
 }
 
-fn self_check(game: &Game<'_>, verdicts: &[Verdict]) -> SelfCheck {
+/// The record's own result against our count under its own rules and its
+/// own komi (a run scoring at another komi does not change what the
+/// record's result was reached at).
+fn self_check(game: &Game<'_>, verdicts: &[Verdict], assume: Option<RuleSet>) -> SelfCheck {
     let Some(recorded) = recorded_margin(game) else {
         return SelfCheck::Unchecked(Unchecked::NoNumericResult);
     };
-    let Some(rule_set) = rule_set_of(&game.info.rules) else {
+    let Some(rule_set) = rule_set_of(&game.info.rules).or(assume) else {
         return SelfCheck::Unchecked(Unchecked::UnknownRules);
     };
-    let computed = verdicts
-        .iter()
-        .find(|v| v.rule_set == rule_set)
-        .expect("every rule set is scored")
-        .margin;
+    let Some(v) = verdicts.iter().find(|v| v.rule_set == rule_set) else {
+        return SelfCheck::Unchecked(Unchecked::UnknownRules);
+    };
+    let computed = v.margin_before_komi as f64 - game.info.komi.points - v.handicap_bonus as f64;
     if computed == recorded {
         SelfCheck::Agrees {
             rule_set,

@@ -65,6 +65,8 @@ pub struct CheckOptions {
     /// Only games whose final node marks territory (`TB`/`TW`).
     pub marked_only: bool,
     pub komi: KomiPolicy,
+    /// The rule set records that do not say are checked under.
+    pub assume_rules: Option<verdict_rules::score::RuleSet>,
 }
 
 impl CheckStats {
@@ -186,7 +188,7 @@ pub fn check_files(files: &[InputFile], threads: usize, options: CheckOptions) -
     let mut run = drive::run(
         files,
         threads,
-        Analyser::new,
+        || Analyser::new().assume_rules(options.assume_rules),
         |analyser, stats: &mut CheckStats, item| stats.add(analyser, &options, item),
     );
     run.tally

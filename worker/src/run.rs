@@ -48,6 +48,9 @@ pub struct RunOptions {
     /// Let each record's own result decide chains the settler could not
     /// (layer 5; see `Analyser::use_record_result`).
     pub settle_with_result: bool,
+    /// The rule set the self-check uses for records whose `RU` does not
+    /// name one (`Analyser::assume_rules`).
+    pub assume_rules: Option<RuleSet>,
     /// SGF files larger than this are streamed a batch of games at a time
     /// (memory-mapped, rows written per batch) instead of read whole and
     /// analysed as one task: a single collection of millions of games needs
@@ -69,6 +72,7 @@ impl Default for RunOptions {
             komi_sweep: Vec::new(),
             rules: RuleSet::ALL.to_vec(),
             settle_with_result: false,
+            assume_rules: None,
             big_file_bytes: BIG_FILE_BYTES,
         }
     }
@@ -233,7 +237,11 @@ fn stream_big_file(
                 batch
                     .par_iter()
                     .map_init(
-                        || Analyser::new().use_record_result(options.settle_with_result),
+                        || {
+                            Analyser::new()
+                                .use_record_result(options.settle_with_result)
+                                .assume_rules(options.assume_rules)
+                        },
                         |analyser, (i, sgf)| {
                             let t = Instant::now();
                             let row =
@@ -425,6 +433,7 @@ pub fn options_json(options: &RunOptions) -> serde_json::Value {
         "include_unfinished": options.include_unfinished,
         "all_pairs": options.all_pairs,
         "settle_with_result": options.settle_with_result,
+        "assume_rules": options.assume_rules.map(|r| r.id()),
         "limit": options.limit,
         "dedup": options.dedup,
     })
@@ -545,7 +554,11 @@ fn analyse_into(
                     chunk
                         .par_iter()
                         .map_init(
-                            || Analyser::new().use_record_result(options.settle_with_result),
+                            || {
+                                Analyser::new()
+                                    .use_record_result(options.settle_with_result)
+                                    .assume_rules(options.assume_rules)
+                            },
                             |analyser, file| rows_of_file(file, Keep::default(), analyser, options),
                         )
                         .collect()

@@ -89,7 +89,11 @@ pub fn run_shard(
         files
             .par_iter()
             .map_init(
-                || Analyser::new().use_record_result(options.settle_with_result),
+                || {
+                    Analyser::new()
+                        .use_record_result(options.settle_with_result)
+                        .assume_rules(options.assume_rules)
+                },
                 |analyser, f| {
                     if cancel.load(Ordering::Relaxed) {
                         return None;

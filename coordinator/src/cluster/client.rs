@@ -186,6 +186,12 @@ pub fn submit(args: SubmitArgs) -> anyhow::Result<ExitCode> {
             all_pairs: args.analysis.all_pairs,
             komi_sweep,
             rules: args.analysis.rules.clone(),
+            assume_rules: args
+                .analysis
+                .assume
+                .rule_set()?
+                .map(|r| r.id().to_string())
+                .unwrap_or_default(),
         }),
         shard_bytes: args.shard_bytes.unwrap_or(0),
         label: args.label.clone(),

@@ -20,6 +20,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     let options = CheckOptions {
         marked_only: args.marked_only,
         komi: KomiPolicy::Game,
+        assume_rules: args.assume.rule_set()?,
     };
     let run = check_files(&found.files, args.common.threads, options);
     if args.common.json {

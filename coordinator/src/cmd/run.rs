@@ -29,6 +29,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         komi,
         include_unfinished: args.analysis.include_unfinished,
         settle_with_result: args.settle_with_result,
+        assume_rules: args.analysis.assume.rule_set()?,
         limit: args.limit,
         dedup: args.dedup,
         all_pairs: args.analysis.all_pairs,
