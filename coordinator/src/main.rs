@@ -5,22 +5,12 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-mod cli;
-mod cluster;
-mod cmd;
-
 fn main() -> ExitCode {
-    let cli = cli::Cli::parse();
+    let cli = verdict_coordinator::cli::Cli::parse();
     if !cli.command.talks_to_peers() {
         restore_sigpipe();
     }
-    match cmd::run(cli) {
-        Ok(code) => code,
-        Err(err) => {
-            eprintln!("verdict: error: {err:#}");
-            ExitCode::from(2)
-        }
-    }
+    verdict_coordinator::run(cli)
 }
 
 /// Rust starts programs with SIGPIPE ignored, so writing to a closed pipe

@@ -8,12 +8,11 @@ use std::path::PathBuf;
 /// The prost version the generated types use (for `Message::encode`/`decode`).
 pub use prost;
 
+use verdict_corpus::input::{InputFile, ShardFile};
+use verdict_corpus::options::RunOptions;
+use verdict_corpus::summary::{Summary, Tally};
 use verdict_rules::analyse::KomiPolicy;
 use verdict_rules::score::RuleSet;
-use verdict_worker::inputs::InputFile;
-use verdict_worker::run::RunOptions;
-use verdict_worker::shard::ShardFile;
-use verdict_worker::summary::{Summary, Tally};
 
 /// Bumped when workers and coordinators of different builds must not talk
 /// (a change in what a field means, not a field added). Version 2: parts are

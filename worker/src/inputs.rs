@@ -14,29 +14,17 @@ use std::path::{Path, PathBuf};
 /// Folders nested deeper than this under an input are not searched.
 pub const MAX_DEPTH: usize = 256;
 
-/// One file to read, with the name it is reported under.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct InputFile {
-    pub path: PathBuf,
-    pub len: u64,
-    /// The path given on the command line this file was found under.
-    pub root: PathBuf,
-    /// Where to open it, when it must be opened without following any
-    /// link (a cluster shard: the coordinator resolved and checked this
-    /// path against its allowed roots). `None` opens `path` as it is.
-    pub real: Option<PathBuf>,
-}
+pub use verdict_corpus::input::InputFile;
 
-impl InputFile {
-    /// Opens the file for reading: `real` with no link followed, else `path`.
-    ///
-    /// # Errors
-    /// Missing, unreadable, or (for `real`) reached through a link.
-    pub fn open(&self) -> std::io::Result<File> {
-        match &self.real {
-            Some(real) => crate::confined::open_file(real),
-            None => File::open(&self.path),
-        }
+/// Opens an input file for reading: its `real` path with no link
+/// followed (a cluster shard), else its `path`.
+///
+/// # Errors
+/// Missing, unreadable, or (for `real`) reached through a link.
+pub fn open(file: &InputFile) -> std::io::Result<File> {
+    match &file.real {
+        Some(real) => crate::confined::open_file(real),
+        None => File::open(&file.path),
     }
 }
 

@@ -22,19 +22,21 @@
 //! counted with a reason, like ripgrep reports a file and carries on.
 #![warn(missing_debug_implementations)]
 
+pub use verdict_corpus::{row, summary};
+
 pub mod archive;
 pub mod check;
 pub mod confined;
+pub mod connect;
 pub mod drive;
 pub mod eval;
 pub mod ids;
 pub mod inputs;
 pub mod parquet_out;
+pub mod process;
 pub mod publish;
 pub mod replay;
 pub mod report;
-pub mod row;
 pub mod run;
 pub mod shard;
-pub mod summary;
 pub mod synth;

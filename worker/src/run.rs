@@ -14,69 +14,18 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 use verdict_rules::analyse::{Analyser, KomiPolicy};
 use verdict_rules::game::{Game, SkipReason};
-use verdict_rules::score::RuleSet;
 use verdict_rules::sgf::{Reader, SgfGame};
 
 use crate::archive::{read_archive_file, ArchiveError, ArchiveKind};
 use crate::drive::{read_games, Item};
+pub use verdict_corpus::options::{RunOptions, BIG_FILE_BYTES};
+
 use crate::ids::random_u64;
 use crate::inputs::InputFile;
 use crate::parquet_out::{write_table, WriteError};
 use crate::publish::{part_name, OutError, Staging};
 use crate::row::{columns, GameRow, SCHEMA_VERSION};
 use crate::summary::Summary;
-
-/// What a run is asked to do.
-#[derive(Clone, Debug)]
-pub struct RunOptions {
-    pub out: PathBuf,
-    pub threads: usize,
-    pub komi: KomiPolicy,
-    pub include_unfinished: bool,
-    /// Stop after this many games.
-    pub limit: Option<u64>,
-    /// Leave out games whose `game_hash` was already seen in this run.
-    pub dedup: bool,
-    /// Summarise every pair of rule sets, not only the headline ones.
-    pub all_pairs: bool,
-    /// Files per chunk (and so per part file at most).
-    pub chunk_files: usize,
-    /// Extra komi values the summary re-scores every game at.
-    pub komi_sweep: Vec<f64>,
-    /// Rule sets whose verdicts are written and compared (default: all).
-    pub rules: Vec<RuleSet>,
-    /// Let each record's own result decide chains the settler could not
-    /// (layer 5; see `Analyser::use_record_result`).
-    pub settle_with_result: bool,
-    /// The rule set the self-check uses for records whose `RU` does not
-    /// name one (`Analyser::assume_rules`).
-    pub assume_rules: Option<RuleSet>,
-    /// SGF files larger than this are streamed a batch of games at a time
-    /// (memory-mapped, rows written per batch) instead of read whole and
-    /// analysed as one task: a single collection of millions of games needs
-    /// no more memory than a small one.
-    pub big_file_bytes: u64,
-}
-
-impl Default for RunOptions {
-    fn default() -> Self {
-        RunOptions {
-            out: PathBuf::from("verdict-out"),
-            threads: 0,
-            komi: KomiPolicy::Game,
-            include_unfinished: false,
-            limit: None,
-            dedup: false,
-            all_pairs: false,
-            chunk_files: 1024,
-            komi_sweep: Vec::new(),
-            rules: RuleSet::ALL.to_vec(),
-            settle_with_result: false,
-            assume_rules: None,
-            big_file_bytes: BIG_FILE_BYTES,
-        }
-    }
-}
 
 /// Progress after each chunk.
 #[derive(Copy, Clone, Debug)]
@@ -121,9 +70,6 @@ pub struct RunReport {
     /// Archive members and files that were not read, with the reason.
     pub not_read: Vec<(String, String)>,
 }
-
-/// Default [`RunOptions::big_file_bytes`].
-pub const BIG_FILE_BYTES: u64 = 64 << 20;
 
 /// Members larger than this inside an archive are listed as skipped, not
 /// loaded: no real SGF collection comes near it.
@@ -211,7 +157,7 @@ fn stream_big_file(
 ) -> Result<(), std::io::Error> {
     let source = file.path.display().to_string();
     let input = file.root.display().to_string();
-    let handle = file.open()?;
+    let handle = crate::inputs::open(file)?;
     // SAFETY: the map is read only; a file changed by another process while
     // it is read could show torn bytes, which the SGF reader tolerates like
     // any damaged input (it never trusts the bytes).
@@ -297,7 +243,7 @@ pub(crate) fn rows_of_file(
     if let Some(kind) = ArchiveKind::of_path(&file.path) {
         let mut rows = Vec::new();
         let mut not_read = Vec::new();
-        let opened = file.open().map_err(|source| ArchiveError::Open {
+        let opened = crate::inputs::open(file).map_err(|source| ArchiveError::Open {
             path: file.path.clone(),
             source,
         });
@@ -340,7 +286,7 @@ pub(crate) fn rows_of_file(
         out.analyse_time = t0.elapsed();
         return out;
     }
-    let read = file.open().and_then(|mut f| {
+    let read = crate::inputs::open(file).and_then(|mut f| {
         let mut bytes = Vec::with_capacity(file.len as usize);
         std::io::Read::read_to_end(&mut f, &mut bytes)?;
         Ok(bytes)

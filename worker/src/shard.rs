@@ -11,7 +11,6 @@
 //! lease it accepted. The staging folder must exist: a worker never creates
 //! it, so one that comes back after its job was cancelled writes nothing.
 
-use std::ops::Range;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
@@ -19,20 +18,12 @@ use rayon::prelude::*;
 use verdict_rules::analyse::Analyser;
 
 use crate::confined::Dir;
-use crate::inputs::InputFile;
 use crate::parquet_out::{write_table, WriteError};
 use crate::row::{columns, GameRow, SCHEMA_VERSION};
 use crate::run::{rows_of_file, FileRows, Keep, RunOptions};
 use crate::summary::Summary;
 
-/// One file of a shard.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ShardFile {
-    pub file: InputFile,
-    /// Only the games whose index (from 0, in the file) is in this range;
-    /// `None` for the whole file.
-    pub range: Option<Range<u64>>,
-}
+pub use verdict_corpus::input::ShardFile;
 
 /// Where a shard's part goes.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -3,7 +3,6 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use tonic::metadata::MetadataValue;
 use tonic::{Request, Status};
 
 /// The folders a job's inputs and output must lie under, canonical.
@@ -135,34 +134,6 @@ impl tonic::service::Interceptor for CheckToken {
     }
 }
 
-/// Adds the bearer token to every request a client sends.
-#[derive(Clone, Debug)]
-pub struct AddToken(Option<MetadataValue<tonic::metadata::Ascii>>);
-
-impl AddToken {
-    /// # Errors
-    /// A token that cannot be sent as a header value.
-    pub fn new(token: Option<&str>) -> anyhow::Result<AddToken> {
-        Ok(AddToken(match token {
-            None => None,
-            Some(t) => Some(
-                format!("Bearer {t}")
-                    .parse()
-                    .map_err(|_| anyhow::anyhow!("the token must be printable ASCII"))?,
-            ),
-        }))
-    }
-}
-
-impl tonic::service::Interceptor for AddToken {
-    fn call(&mut self, mut req: Request<()>) -> Result<Request<()>, Status> {
-        if let Some(t) = &self.0 {
-            req.metadata_mut().insert("authorization", t.clone());
-        }
-        Ok(req)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -225,9 +196,9 @@ mod tests {
     #[test]
     fn tokens_are_checked() {
         let mut check = CheckToken::new(Some("s3cret"));
-        let mut add = AddToken::new(Some("s3cret")).unwrap();
+        let mut add = verdict_worker::connect::AddToken::new(Some("s3cret")).unwrap();
         assert!(check.call(add.call(Request::new(())).unwrap()).is_ok());
-        let mut wrong = AddToken::new(Some("guess")).unwrap();
+        let mut wrong = verdict_worker::connect::AddToken::new(Some("guess")).unwrap();
         assert!(check.call(wrong.call(Request::new(())).unwrap()).is_err());
         assert!(check.call(Request::new(())).is_err());
         assert!(CheckToken::new(None).call(Request::new(())).is_ok());

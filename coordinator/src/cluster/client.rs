@@ -6,58 +6,43 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressStyle};
-use tonic::service::interceptor::InterceptedService;
-use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint};
+use tonic::transport::{Channel, Endpoint};
 use verdict_proto::v1;
 use verdict_proto::v1::jobs_client::JobsClient;
 
 use super::args::{ConnectArgs, JobArgs, JobsArgs, SubmitArgs, WatchArgs};
-use super::auth::AddToken;
 use super::server::MAX_MESSAGE_BYTES;
+use verdict_worker::connect::{self, Target};
 
-pub type Authed = InterceptedService<Channel, AddToken>;
+pub use verdict_worker::connect::Authed;
 
-/// The coordinator URL as given, with `http://` added to a bare
-/// `host:port`; another scheme is refused at once (a worker would
-/// otherwise retry a URL that can never work, forever).
+/// What the client and worker commands connect to, from their arguments
+/// (the token read from `--token-file` when given).
 ///
 /// # Errors
-/// A scheme other than http and https.
-pub fn coordinator_url(given: &str) -> anyhow::Result<String> {
-    match given.split_once("://") {
-        None => Ok(format!("http://{given}")),
-        Some(("http" | "https", _)) => Ok(given.to_string()),
-        Some((scheme, _)) => bail!(
-            "--coordinator {given:?}: the scheme {scheme}:// is not one verdict speaks; give http://HOST:PORT or https://HOST:PORT"
-        ),
-    }
+/// The token file cannot be read.
+pub fn target(c: &ConnectArgs) -> anyhow::Result<Target> {
+    Ok(Target {
+        url: c.coordinator.clone(),
+        token: super::args::token(c.token.as_deref(), c.token_file.as_deref())?,
+        tls_ca: c.tls_ca.clone(),
+    })
 }
 
 /// An endpoint for the coordinator (TLS when the URL is https://).
+///
+/// # Errors
+/// A URL or TLS setting that cannot work, or an unreadable token file.
 pub fn endpoint(c: &ConnectArgs) -> anyhow::Result<Endpoint> {
-    let url = coordinator_url(&c.coordinator)?;
-    let mut ep = Endpoint::from_shared(url.clone())
-        .with_context(|| format!("--coordinator {:?} is not a URL", c.coordinator))?
-        .connect_timeout(Duration::from_secs(5))
-        .tcp_nodelay(true);
-    if let Some(ca) = &c.tls_ca {
-        let pem = std::fs::read(ca).with_context(|| format!("--tls-ca {}", ca.display()))?;
-        ep = ep
-            .tls_config(ClientTlsConfig::new().ca_certificate(Certificate::from_pem(pem)))
-            .context("TLS configuration")?;
-    } else if url.starts_with("https:") {
-        bail!("an https:// coordinator needs --tls-ca (the CA certificate that signed its certificate)");
-    }
-    Ok(ep)
+    Ok(connect::endpoint(&target(c)?)?)
 }
 
 /// A channel that adds the token to every request.
+///
+/// # Errors
+/// A token that cannot be sent, or an unreadable token file.
 pub fn authed(channel: Channel, c: &ConnectArgs) -> anyhow::Result<Authed> {
-    let token = super::args::token(c.token.as_deref(), c.token_file.as_deref())?;
-    Ok(InterceptedService::new(
-        channel,
-        AddToken::new(token.as_deref())?,
-    ))
+    Ok(connect::authed(channel, &target(c)?)?)
 }
 
 async fn jobs_client(c: &ConnectArgs) -> anyhow::Result<JobsClient<Authed>> {
@@ -280,7 +265,7 @@ async fn follow(
     let mut last_contact = Instant::now();
     let mut last: Option<v1::Job> = None;
     let mut wait = Duration::from_millis(200);
-    let url = coordinator_url(&c.coordinator)?;
+    let url = connect::url(&c.coordinator)?;
     let mut show = |job: &v1::Job, note: &str| {
         let ended = u64::from(job.shards_done + job.shards_failed);
         let rate = job.games as f64 / start.elapsed().as_secs_f64().max(1e-3);

@@ -20,6 +20,7 @@ use super::args::ServeArgs;
 use super::auth::{CheckToken, Roots};
 use super::state::{Config, Coordinator, StateError};
 use super::store::Store;
+use verdict_worker::process::{init_logs, raise_fd_limit, stop_signal};
 
 /// Requests larger than this are refused (a lease or a submit is a few
 /// kilobytes; a shard of 2000 files well under a megabyte).
@@ -250,62 +251,10 @@ impl Workers for WorkersService {
     }
 }
 
-/// Sets up structured logging on standard error.
-pub fn init_logs(json: bool) {
-    let level = std::env::var("VERDICT_LOG")
-        .ok()
-        .and_then(|l| l.parse().ok())
-        .unwrap_or(tracing::Level::INFO);
-    let builder = tracing_subscriber::fmt()
-        .with_max_level(level)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .with_writer(std::io::stderr);
-    let _ = if json {
-        builder.json().try_init()
-    } else {
-        builder.try_init()
-    };
-}
-
-/// Resolves when the process is asked to stop (SIGTERM or Ctrl-C).
-pub async fn stop_signal() {
-    #[cfg(unix)]
-    {
-        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-            .expect("installing a SIGTERM handler");
-        tokio::select! {
-            _ = term.recv() => {}
-            _ = tokio::signal::ctrl_c() => {}
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = tokio::signal::ctrl_c().await;
-    }
-}
-
 pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     init_logs(args.log_json);
     let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
     runtime.block_on(serve(args))
-}
-
-/// Raises this process's open-file limit to its hard limit: every worker
-/// connection and staging lock is a file descriptor, and the default soft
-/// limit (often 1024) is low for a coordinator of many workers.
-pub fn raise_fd_limit() {
-    #[cfg(unix)]
-    // SAFETY: getrlimit and setrlimit only read and write the struct given.
-    unsafe {
-        let mut lim = libc::rlimit {
-            rlim_cur: 0,
-            rlim_max: 0,
-        };
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0 && lim.rlim_cur < lim.rlim_max {
-            lim.rlim_cur = lim.rlim_max;
-            let _ = libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
-        }
-    }
 }
 
 /// Accepted connections, pausing 100 ms after a failed accept: out of file

@@ -1,5 +1,5 @@
-//! `verdict worker`: pulls shards from the coordinator and analyses them on
-//! every core with the same code as `verdict run`.
+//! The worker process (`verdict worker`): pulls shards from the coordinator
+//! and analyses them on every core with the same code as `verdict run`.
 //!
 //! The analysis runs on a rayon pool off the async runtime; the runtime
 //! only heartbeats, talks to the coordinator and watches for SIGTERM. When
@@ -9,21 +9,101 @@
 //! if that takes less than `--drain-seconds`, and otherwise hands it back.
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use anyhow::Context;
 use tokio::sync::watch;
 use tonic::{Code, Status};
 use verdict_proto::v1;
 use verdict_proto::v1::workers_client::WorkersClient;
-use verdict_worker::shard::{run_shard, PartTarget, ShardError, ShardFile};
 
-use super::args::WorkerArgs;
-use super::client::{authed, endpoint, Authed};
-use super::server::{init_logs, stop_signal};
+use crate::connect::{authed, endpoint, Authed, ConnectError, Target};
+use crate::shard::{run_shard, PartTarget, ShardError, ShardFile};
+
+/// How a worker process runs (`verdict worker`'s options).
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub coordinator: Target,
+    /// Analysis threads; 0 uses every core.
+    pub threads: usize,
+    /// Shown in the coordinator's logs (default: host name and process id).
+    pub name: Option<String>,
+    /// On SIGTERM, finish the current shard if it ends within this long;
+    /// a finished shard is reported for as long too.
+    pub drain: Duration,
+    pub log_json: bool,
+}
+
+/// How a worker process ended, when it ended on its own.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Stopped {
+    /// Asked to stop, nothing left unreported.
+    Clean,
+    /// Asked to stop before the coordinator heard that this shard was done:
+    /// it will run again elsewhere.
+    Unreported { job: u64, shard: u32 },
+}
+
+/// Why a worker process could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum ProcessError {
+    #[error(transparent)]
+    Connect(#[from] ConnectError),
+    #[error("cannot start: {0}")]
+    Start(std::io::Error),
+    #[error("building the analysis thread pool: {0}")]
+    Pool(rayon::ThreadPoolBuildError),
+    /// A final refusal (wrong token, another protocol).
+    #[error("the coordinator refused: {} ({:?})", .0.message(), .0.code())]
+    Refused(Box<Status>),
+}
+
+/// Sets up structured logging on standard error.
+pub fn init_logs(json: bool) {
+    let level = std::env::var("VERDICT_LOG")
+        .ok()
+        .and_then(|l| l.parse().ok())
+        .unwrap_or(tracing::Level::INFO);
+    let builder = tracing_subscriber::fmt()
+        .with_max_level(level)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .with_writer(std::io::stderr);
+    let _ = if json {
+        builder.json().try_init()
+    } else {
+        builder.try_init()
+    };
+}
+
+/// Resolves when the process is asked to stop (SIGTERM or Ctrl-C).
+pub async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+            .expect("installing a SIGTERM handler");
+        tokio::select! {
+            _ = term.recv() => {}
+            _ = tokio::signal::ctrl_c() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+/// Raises this process's open-file limit to its hard limit: every worker
+/// connection and staging lock is a file descriptor, and the default soft
+/// limit (often 1024) is low for a coordinator of many workers.
+pub fn raise_fd_limit() {
+    use rustix::process::{getrlimit, setrlimit, Resource};
+    let mut lim = getrlimit(Resource::Nofile);
+    if lim.current < lim.maximum {
+        lim.current = lim.maximum;
+        let _ = setrlimit(Resource::Nofile, lim);
+    }
+}
 
 /// Exponential backoff with jitter, between 100 ms and 5 s.
 #[derive(Debug)]
@@ -92,34 +172,39 @@ struct Unreported {
 /// Encoded summaries larger than this are sent in chunks (`CompleteStream`).
 const CHUNK_BYTES: usize = 1 << 20;
 
-pub fn run(args: WorkerArgs) -> anyhow::Result<ExitCode> {
-    init_logs(args.log_json);
-    super::server::raise_fd_limit();
+/// Runs a worker until it is asked to stop (SIGTERM or Ctrl-C).
+///
+/// # Errors
+/// A coordinator URL or TLS setting that cannot work, or a final refusal
+/// (wrong token, another protocol version).
+pub fn run(config: Config) -> Result<Stopped, ProcessError> {
+    init_logs(config.log_json);
+    raise_fd_limit();
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.threads)
+        .num_threads(config.threads)
         .thread_name(|i| format!("analyse-{i}"))
         .build()
-        .context("building the analysis thread pool")?;
+        .map_err(ProcessError::Pool)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
-        .context("starting the async runtime")?;
+        .map_err(ProcessError::Start)?;
     let result = runtime.block_on(async move {
         // A coordinator that stopped answering (paused, or behind a dead
         // link) must not hold a request forever: acquire waits at most 30 s.
-        let channel = endpoint(&args.connect)?
+        let channel = endpoint(&config.coordinator)?
             .timeout(Duration::from_secs(45))
             .connect_lazy();
-        let client =
-            WorkersClient::new(authed(channel, &args.connect)?).max_decoding_message_size(64 << 20);
+        let client = WorkersClient::new(authed(channel, &config.coordinator)?)
+            .max_decoding_message_size(64 << 20);
         let (stop_tx, stop) = watch::channel(false);
         tokio::spawn(async move {
             stop_signal().await;
             tracing::info!("asked to stop: taking no new shard");
             let _ = stop_tx.send(true);
         });
-        let name = args.name.clone().unwrap_or_else(|| {
+        let name = config.name.clone().unwrap_or_else(|| {
             let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
                 .map(|h| h.trim().to_string())
                 .unwrap_or_else(|_| "worker".into());
@@ -130,19 +215,20 @@ pub fn run(args: WorkerArgs) -> anyhow::Result<ExitCode> {
             threads: pool.current_num_threads(),
             pool: Arc::new(pool),
             name,
-            drain: Duration::from_secs(args.drain_seconds),
+            drain: config.drain,
             stop,
             stopped_at: None,
         };
-        match w.run().await.map_err(super::client::refused)? {
-            None => Ok(ExitCode::SUCCESS),
-            Some(u) => {
-                eprintln!(
-                    "verdict: stopped before the coordinator heard that shard {} of job {} was done: it will run again elsewhere",
-                    u.shard, u.job
-                );
-                Ok(ExitCode::from(1))
-            }
+        match w
+            .run()
+            .await
+            .map_err(|s| ProcessError::Refused(Box::new(s)))?
+        {
+            None => Ok(Stopped::Clean),
+            Some(u) => Ok(Stopped::Unreported {
+                job: u.job,
+                shard: u.shard,
+            }),
         }
     });
     // A shard handed back may still be finishing its current file.
@@ -292,7 +378,7 @@ impl Worker {
         }
         let target = PartTarget {
             dir: PathBuf::from(&lease.staging),
-            name: verdict_worker::publish::staged_part_name(lease.shard, id),
+            name: crate::publish::staged_part_name(lease.shard, id),
         };
         let games = Arc::new(AtomicU64::new(0));
         let cancel = Arc::new(AtomicBool::new(false));

@@ -659,7 +659,7 @@ mod tests {
     /// docs/schema.md is the public contract: every column is documented.
     #[test]
     fn every_column_is_documented() {
-        let doc = include_str!("../../docs/schema.md");
+        let doc = include_str!("../../../docs/schema.md");
         for (name, _) in columns() {
             let family = name.strip_prefix("first_illegal_").is_some();
             let rule = RuleSet::ALL
