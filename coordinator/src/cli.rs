@@ -451,6 +451,11 @@ pub struct RunArgs {
     /// Leave out games whose moves repeat an earlier game (same game_hash).
     #[arg(long)]
     pub dedup: bool,
+    /// Take up a run into DIR that was stopped (Ctrl-C, or killed) with the
+    /// same inputs and options, where it stopped; it ends with the rows and
+    /// summary of a run never stopped.
+    #[arg(long)]
+    pub resume: bool,
     #[command(flatten)]
     pub common: CommonArgs,
 }

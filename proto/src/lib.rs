@@ -8,7 +8,7 @@ use std::path::PathBuf;
 /// The prost version the generated types use (for `Message::encode`/`decode`).
 pub use prost;
 
-use verdict_corpus::input::{InputFile, ShardFile};
+use verdict_corpus::input::{FilePart, InputFile, ShardFile};
 use verdict_corpus::options::RunOptions;
 use verdict_corpus::summary::{Summary, Tally};
 use verdict_rules::analyse::KomiPolicy;
@@ -33,8 +33,10 @@ pub enum ConvertError {
     UnknownRuleSet(String, String),
     #[error("komi {0} is not a finite number")]
     BadKomi(String),
-    #[error("game range {first}..{last} is empty")]
-    EmptyRange { first: u64, last: u64 },
+    #[error("byte range {start}..{end} of a file is empty")]
+    EmptyPart { start: u64, end: u64 },
+    #[error("a game range {first}..{last} (protocol 1): run the same verdict version on the coordinator and the workers")]
+    GameRange { first: u64, last: u64 },
 }
 
 impl From<&RunOptions> for v1::AnalysisOptions {
@@ -182,9 +184,11 @@ impl From<&ShardFile> for v1::ShardFile {
             path: f.file.path.display().to_string(),
             root: f.file.root.display().to_string(),
             len: f.file.len,
-            range: f.range.as_ref().map(|r| v1::GameRange {
-                first: r.start,
-                last: r.end,
+            range: None,
+            part: f.part.as_ref().map(|p| v1::FilePart {
+                byte_start: p.bytes.start,
+                byte_end: p.bytes.end,
+                first_game: p.first_game,
             }),
             real: f
                 .file
@@ -200,13 +204,22 @@ impl TryFrom<&v1::ShardFile> for ShardFile {
     type Error = ConvertError;
 
     fn try_from(f: &v1::ShardFile) -> Result<Self, ConvertError> {
-        let range = match &f.range {
+        if let Some(r) = &f.range {
+            return Err(ConvertError::GameRange {
+                first: r.first,
+                last: r.last,
+            });
+        }
+        let part = match &f.part {
             None => None,
-            Some(r) if r.first < r.last => Some(r.first..r.last),
-            Some(r) => {
-                return Err(ConvertError::EmptyRange {
-                    first: r.first,
-                    last: r.last,
+            Some(p) if p.byte_start < p.byte_end => Some(FilePart {
+                bytes: p.byte_start..p.byte_end,
+                first_game: p.first_game,
+            }),
+            Some(p) => {
+                return Err(ConvertError::EmptyPart {
+                    start: p.byte_start,
+                    end: p.byte_end,
                 })
             }
         };
@@ -217,7 +230,7 @@ impl TryFrom<&v1::ShardFile> for ShardFile {
                 root: PathBuf::from(&f.root),
                 real: (!f.real.is_empty()).then(|| PathBuf::from(&f.real)),
             },
-            range,
+            part,
         })
     }
 }
@@ -275,12 +288,38 @@ mod tests {
     }
 
     #[test]
-    fn empty_ranges_are_refused() {
+    fn empty_parts_and_old_game_ranges_are_refused() {
         let f = v1::ShardFile {
             path: "a.sgf".into(),
-            range: Some(v1::GameRange { first: 3, last: 3 }),
+            part: Some(v1::FilePart {
+                byte_start: 3,
+                byte_end: 3,
+                first_game: 1,
+            }),
             ..Default::default()
         };
         assert!(ShardFile::try_from(&f).is_err());
+        let old = v1::ShardFile {
+            path: "a.sgf".into(),
+            range: Some(v1::GameRange { first: 0, last: 9 }),
+            ..Default::default()
+        };
+        assert!(matches!(
+            ShardFile::try_from(&old),
+            Err(ConvertError::GameRange { .. })
+        ));
+        let back = v1::ShardFile {
+            path: "a.sgf".into(),
+            part: Some(v1::FilePart {
+                byte_start: 0,
+                byte_end: 99,
+                first_game: 0,
+            }),
+            ..Default::default()
+        };
+        assert_eq!(
+            v1::ShardFile::from(&ShardFile::try_from(&back).unwrap()),
+            back
+        );
     }
 }

@@ -238,6 +238,21 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// A reader that starts at `pos`, as if `games` game trees had been
+    /// read before it. From the end of a tree (its [`SgfGame::span`] end)
+    /// it gives exactly the games, problems and spans that reading the
+    /// whole input gives from there on: a collection can be cut into byte
+    /// ranges at tree ends and read a range at a time, on any thread.
+    pub fn resume(input: &'a [u8], pos: usize, games: u64) -> Reader<'a> {
+        Reader {
+            input,
+            pos: pos.min(input.len()),
+            pending: Problems::NONE,
+            next_start: None,
+            games,
+        }
+    }
+
     /// Byte offset up to which the input has been consumed.
     pub fn position(&self) -> usize {
         self.pos
@@ -684,6 +699,28 @@ mod tests {
 
     fn problems(list: &[Problem]) -> Problems {
         list.iter().copied().collect()
+    }
+
+    /// Cut at any tree's end, a damaged collection reads on from there as
+    /// it reads whole: same games, same spans, same problems.
+    #[test]
+    fn resuming_at_a_tree_end_reads_as_the_whole() {
+        let input: &[u8] = b"junk(;SZ[9];B[aa])  stray ;W[bb] (;SZ[9];B[cc]) ) (;SZ[9];B[dd])\n\
+            ((;SZ[9]PB[x];W[ee]))tail(;SZ[9];B[ff";
+        let whole = read(input);
+        assert_eq!(whole.len(), 5);
+        assert!(whole.iter().any(|g| !g.problems.is_empty()));
+        for k in 0..whole.len() {
+            let cut = whole[k].span.end;
+            let rest: Vec<SgfGame<'_>> = Reader::resume(input, cut, k as u64 + 1).collect();
+            assert_eq!(rest.len(), whole.len() - k - 1, "cut after game {k}");
+            for (a, b) in rest.iter().zip(&whole[k + 1..]) {
+                assert_eq!(a.span, b.span, "cut after game {k}");
+                assert_eq!(a.problems, b.problems, "cut after game {k}");
+                assert_eq!(moves(a), moves(b), "cut after game {k}");
+            }
+        }
+        assert_eq!(Reader::resume(input, input.len(), 9).count(), 0);
     }
 
     #[test]

@@ -53,7 +53,8 @@ fn main() {
             komi_sweep: verdict_worker::summary::parse_sweep("5.5:8.5:0.5").unwrap(),
             ..RunOptions::default()
         },
-        &mut |_| {},
+        false,
+        verdict_worker::run::Hooks::default(),
     )
     .expect("the run");
     eprintln!(

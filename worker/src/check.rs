@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use verdict_rules::analyse::{Analyser, KomiPolicy, SelfCheck};
 use verdict_rules::game::{Game, SkipReason};
 
-use crate::drive::{self, Item, Run, Tally};
+use crate::engine::{self, Item, Run, Tally};
 use crate::inputs::InputFile;
 
 /// One game whose recorded result we do not reproduce.
@@ -87,7 +87,7 @@ impl CheckStats {
                 return self.skip(SkipReason::NoGame);
             }
             Item::Game {
-                file,
+                unit,
                 index,
                 sgf,
                 bytes,
@@ -95,7 +95,7 @@ impl CheckStats {
                 if index == 0 {
                     self.files += 1;
                 }
-                (file, index, sgf, bytes)
+                (unit.path.as_path(), index, sgf, bytes)
             }
         };
         let game = match Game::from_sgf(sgf, bytes) {
@@ -185,7 +185,7 @@ impl Tally for CheckStats {
 
 /// Scores every game of `files` and checks each record's result.
 pub fn check_files(files: &[InputFile], threads: usize, options: CheckOptions) -> Run<CheckStats> {
-    let mut run = drive::run(
+    let mut run = engine::fold(
         files,
         threads,
         || Analyser::new().assume_rules(options.assume_rules),

@@ -21,7 +21,7 @@ use verdict_rules::score::{verdict, Counter, Position, RuleSet, Terms, Verdict};
 use verdict_rules::settle::{Settlement, Settler};
 use verdict_rules::{Color, Point};
 
-use crate::drive::{self, Item, Tally};
+use crate::engine::{self, Item, Tally};
 use crate::inputs::InputFile;
 
 /// One marked game, ready to settle.
@@ -70,13 +70,13 @@ pub fn collect(files: &[InputFile], threads: usize) -> Vec<Case> {
 
 /// Reads every game of `files` that `labels` can judge.
 pub fn collect_labelled(files: &[InputFile], threads: usize, labels: Labels) -> Vec<Case> {
-    let run = drive::run(
+    let run = engine::fold(
         files,
         threads,
         Analyser::new,
         |analyser, cases: &mut Cases, item| {
             let Item::Game {
-                file,
+                unit,
                 index,
                 sgf,
                 bytes,
@@ -105,7 +105,7 @@ pub fn collect_labelled(files: &[InputFile], threads: usize, labels: Labels) -> 
                 None => game.first_player.unwrap_or(Color::Black),
             };
             cases.0.push(Case {
-                file: file.to_path_buf(),
+                file: unit.path.clone(),
                 index,
                 marked: a.dead.clone(),
                 terms: Terms {

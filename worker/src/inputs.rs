@@ -35,6 +35,9 @@ pub struct Unread {
     pub reason: String,
     /// A second name for a file or folder already read: not an error.
     pub duplicate: bool,
+    /// It could not be read (missing, no permission, ...), as opposed to
+    /// left aside (not an SGF file, a loop, a second name, too deep).
+    pub error: bool,
 }
 
 /// Files to read and paths left aside, both in a stable order.
@@ -82,6 +85,7 @@ pub fn discover<P: AsRef<Path>>(paths: &[P]) -> Inputs {
                 path: path.to_path_buf(),
                 reason: e.to_string(),
                 duplicate: false,
+                error: true,
             }),
             Ok(meta) if meta.is_dir() => {
                 let first = inputs.files.len();
@@ -118,6 +122,7 @@ fn once(seen: &mut Seen, path: &Path, meta: &std::fs::Metadata) -> Option<Unread
             path: path.to_path_buf(),
             reason: format!("already read as {}", first.get().display()),
             duplicate: true,
+            error: false,
         }),
         std::collections::hash_map::Entry::Vacant(v) => {
             v.insert(path.to_path_buf());
@@ -144,6 +149,7 @@ fn walk(root: &Path, meta: &std::fs::Metadata, inputs: &mut Inputs, seen: &mut S
                     path: dir,
                     reason: e.to_string(),
                     duplicate: false,
+                    error: true,
                 });
                 continue;
             }
@@ -159,6 +165,7 @@ fn walk(root: &Path, meta: &std::fs::Metadata, inputs: &mut Inputs, seen: &mut S
                         path,
                         reason: e.to_string(),
                         duplicate: false,
+                        error: true,
                     });
                     continue;
                 }
@@ -173,12 +180,14 @@ fn walk(root: &Path, meta: &std::fs::Metadata, inputs: &mut Inputs, seen: &mut S
                             "a link back to the folder {back} level(s) up: a loop, not searched"
                         ),
                         duplicate: false,
+                        error: false,
                     });
                 } else if parents.len() >= MAX_DEPTH {
                     inputs.unread.push(Unread {
                         path,
                         reason: format!("nested deeper than {MAX_DEPTH} folders: not searched"),
                         duplicate: false,
+                        error: false,
                     });
                 } else if let Some(unread) = once(seen, &path, &meta) {
                     inputs.unread.push(unread);
@@ -192,6 +201,7 @@ fn walk(root: &Path, meta: &std::fs::Metadata, inputs: &mut Inputs, seen: &mut S
                     path,
                     reason: "not an .sgf file or a known archive".to_string(),
                     duplicate: false,
+                    error: false,
                 });
             } else if let Some(unread) = once(seen, &path, &meta) {
                 inputs.unread.push(unread);

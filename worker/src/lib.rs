@@ -28,7 +28,7 @@ pub mod archive;
 pub mod check;
 pub mod confined;
 pub mod connect;
-pub mod drive;
+pub mod engine;
 pub mod eval;
 pub mod ids;
 pub mod inputs;

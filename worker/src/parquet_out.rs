@@ -75,7 +75,28 @@ pub fn write_table_into<'a, I>(
 where
     I: IntoIterator<Item = Vec<Cell<'a>>>,
 {
-    let name_shown = dir.path().join(name).display().to_string();
+    let shown = dir.path().join(name).display().to_string();
+    let schema = schema_of(columns);
+    let batch = batch_of(&schema, columns, rows, &shown)?;
+    let props = properties(&[("verdict.schema_version", version)]);
+    let pq = |source| WriteError::Parquet {
+        path: shown.clone(),
+        source,
+    };
+    let rows = batch.num_rows() as u64;
+    tmp.write_atomic_into(dir, name, |file: File| {
+        let mut writer = ArrowWriter::try_new(file, schema, Some(props)).map_err(pq)?;
+        writer.write(&batch).map_err(pq)?;
+        let file = writer.into_inner().map_err(pq)?;
+        Ok((rows, file))
+    })
+}
+
+/// Rows per row group of a part: tens of thousands, so readers skip and
+/// scan in useful pieces while the writer holds one group at a time.
+pub const ROW_GROUP_ROWS: usize = 32_768;
+
+fn schema_of(columns: &[(String, Kind)]) -> Arc<Schema> {
     let fields: Vec<Field> = columns
         .iter()
         .map(|(n, k)| {
@@ -88,7 +109,32 @@ where
             Field::new(n, t, true)
         })
         .collect();
-    let schema = Arc::new(Schema::new(fields));
+    Arc::new(Schema::new(fields))
+}
+
+fn properties(metadata: &[(&str, &str)]) -> WriterProperties {
+    WriterProperties::builder()
+        .set_compression(Compression::SNAPPY)
+        .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
+        .set_key_value_metadata(Some(
+            metadata
+                .iter()
+                .map(|(k, v)| KeyValue::new(k.to_string(), v.to_string()))
+                .collect(),
+        ))
+        .build()
+}
+
+/// One record batch of `rows`.
+fn batch_of<'a, I>(
+    schema: &Arc<Schema>,
+    columns: &[(String, Kind)],
+    rows: I,
+    shown: &str,
+) -> Result<RecordBatch, WriteError>
+where
+    I: IntoIterator<Item = Vec<Cell<'a>>>,
+{
     let mut builders: Vec<Builder> = columns
         .iter()
         .map(|(_, k)| match k {
@@ -121,29 +167,112 @@ where
             }
         })
         .collect();
-    let batch =
-        RecordBatch::try_new(schema.clone(), arrays).map_err(|source| WriteError::Arrow {
-            path: name_shown.clone(),
+    RecordBatch::try_new(schema.clone(), arrays).map_err(|source| WriteError::Arrow {
+        path: shown.to_string(),
+        source,
+    })
+}
+
+/// A part written a batch at a time, under a temporary name (a dot file
+/// readers skip) until [`PartWriter::finish`] flushes it and renames it into
+/// place; dropped unfinished, it is removed. Memory: one row group.
+#[derive(Debug)]
+pub struct PartWriter<'d> {
+    dir: &'d Dir,
+    name: String,
+    tmp: std::ffi::OsString,
+    schema: Arc<Schema>,
+    columns: Vec<(String, Kind)>,
+    writer: Option<ArrowWriter<File>>,
+    rows: u64,
+}
+
+impl<'d> PartWriter<'d> {
+    /// Starts `name` in `dir`, with `metadata` (key, value) in the file.
+    ///
+    /// # Errors
+    /// The folder cannot be written.
+    pub fn create(
+        dir: &'d Dir,
+        name: &str,
+        columns: &[(String, Kind)],
+        metadata: &[(&str, &str)],
+    ) -> Result<PartWriter<'d>, WriteError> {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let tmp: std::ffi::OsString = format!(".{name}.{}-{n}.tmp", std::process::id()).into();
+        let file = dir.create_new(&tmp)?;
+        let schema = schema_of(columns);
+        let writer = ArrowWriter::try_new(file, schema.clone(), Some(properties(metadata)))
+            .map_err(|source| WriteError::Parquet {
+                path: dir.path().join(name).display().to_string(),
+                source,
+            })?;
+        Ok(PartWriter {
+            dir,
+            name: name.to_string(),
+            tmp,
+            schema,
+            columns: columns.to_vec(),
+            writer: Some(writer),
+            rows: 0,
+        })
+    }
+
+    fn shown(&self) -> String {
+        self.dir.path().join(&self.name).display().to_string()
+    }
+
+    /// Appends `rows`.
+    ///
+    /// # Errors
+    /// The file system's refusal, or rows Arrow cannot hold.
+    pub fn push<'a, I>(&mut self, rows: I) -> Result<(), WriteError>
+    where
+        I: IntoIterator<Item = Vec<Cell<'a>>>,
+    {
+        let shown = self.shown();
+        let batch = batch_of(&self.schema, &self.columns, rows, &shown)?;
+        self.rows += batch.num_rows() as u64;
+        self.writer
+            .as_mut()
+            .expect("a part is written until finished")
+            .write(&batch)
+            .map_err(|source| WriteError::Parquet {
+                path: shown,
+                source,
+            })
+    }
+
+    /// Rows so far.
+    pub fn rows(&self) -> u64 {
+        self.rows
+    }
+
+    /// Flushes the part to disk and renames it into place; returns its rows.
+    ///
+    /// # Errors
+    /// The file system's refusal (the temporary file is then removed).
+    pub fn finish(mut self) -> Result<u64, WriteError> {
+        let shown = self.shown();
+        let writer = self.writer.take().expect("finished once");
+        let file = writer.into_inner().map_err(|source| WriteError::Parquet {
+            path: shown,
             source,
         })?;
-    let props = WriterProperties::builder()
-        .set_compression(Compression::SNAPPY)
-        .set_key_value_metadata(Some(vec![KeyValue::new(
-            "verdict.schema_version".to_string(),
-            version.to_string(),
-        )]))
-        .build();
-    let pq = |source| WriteError::Parquet {
-        path: name_shown.clone(),
-        source,
-    };
-    let rows = batch.num_rows() as u64;
-    tmp.write_atomic_into(dir, name, |file: File| {
-        let mut writer = ArrowWriter::try_new(file, schema, Some(props)).map_err(pq)?;
-        writer.write(&batch).map_err(pq)?;
-        let file = writer.into_inner().map_err(pq)?;
-        Ok((rows, file))
-    })
+        file.sync_all()?;
+        drop(file);
+        self.dir.rename(&self.tmp, self.dir, &self.name)?;
+        Ok(self.rows)
+    }
+}
+
+impl Drop for PartWriter<'_> {
+    fn drop(&mut self) {
+        if self.writer.is_some() {
+            let _ = self.dir.remove_file(&self.tmp);
+        }
+    }
 }
 
 /// The number of rows a Parquet file says it holds (read from its footer).
@@ -153,4 +282,38 @@ where
 pub fn rows_in(file: File) -> Result<u64, parquet::errors::ParquetError> {
     let reader = SerializedFileReader::new(file)?;
     Ok(reader.metadata().file_metadata().num_rows().max(0) as u64)
+}
+
+/// The non-null values of the string column `name` of a Parquet file (the
+/// game hashes of a part, for a resumed `--dedup` run).
+///
+/// # Errors
+/// Not a Parquet file, or no such string column.
+pub fn strings_in(file: File, name: &str) -> Result<Vec<String>, parquet::errors::ParquetError> {
+    use arrow_array::{Array, StringArray};
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    use parquet::arrow::ProjectionMask;
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file)?;
+    let index = builder
+        .schema()
+        .index_of(name)
+        .map_err(|e| parquet::errors::ParquetError::General(e.to_string()))?;
+    let mask = ProjectionMask::roots(builder.parquet_schema(), [index]);
+    let mut out = Vec::new();
+    for batch in builder.with_projection(mask).build()? {
+        let batch = batch.map_err(|e| parquet::errors::ParquetError::General(e.to_string()))?;
+        let col = batch
+            .column(0)
+            .as_any()
+            .downcast_ref::<StringArray>()
+            .ok_or_else(|| {
+                parquet::errors::ParquetError::General(format!("{name} is not a string column"))
+            })?;
+        out.extend(
+            (0..col.len())
+                .filter(|&i| !col.is_null(i))
+                .map(|i| col.value(i).to_string()),
+        );
+    }
+    Ok(out)
 }

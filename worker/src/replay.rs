@@ -7,7 +7,7 @@ use verdict_rules::game::{Game, SkipReason};
 use verdict_rules::replay::{Legality, Replayer};
 use verdict_rules::Problem;
 
-use crate::drive::{self, Item, Run, Tally};
+use crate::engine::{self, Item, Run, Tally};
 use crate::inputs::InputFile;
 
 /// What a replay run saw. Counts are per game; a file without any game counts
@@ -60,10 +60,10 @@ impl ReplayStats {
     /// Adds one item of input to the counts.
     pub fn add(&mut self, replayers: &mut Replayers, item: Item<'_, '_>) {
         let (sgf, bytes) = match item {
-            Item::Unreadable { file, error } => {
+            Item::Unreadable { unit, reason } => {
                 self.files += 1;
                 self.unreadable_files
-                    .push((file.display().to_string(), error.to_string()));
+                    .push((unit.source.clone(), reason.to_string()));
                 return;
             }
             Item::NoGame { .. } => {
@@ -142,7 +142,7 @@ impl Tally for ReplayStats {
 
 /// Replays every game of `files` on `threads` threads (0: every core).
 pub fn replay_files(files: &[InputFile], threads: usize) -> Run<ReplayStats> {
-    let mut run = drive::run(
+    let mut run = engine::fold(
         files,
         threads,
         Replayers::default,

@@ -1,41 +1,68 @@
 //! `verdict run`: a corpus in, Parquet rows and summaries out.
 //!
-//! Files are taken in their sorted order, a chunk at a time; each chunk is
-//! analysed on every core and its rows, put back in input order, are written
-//! as one `games/part-NNNNN.parquet`. Memory is bounded by the chunk, not the
-//! corpus, and the output is the same whatever the thread count.
+//! The games come from the corpus engine ([`crate::engine`]) a chunk at a
+//! time, each chunk analysed on every core; their rows, in input order, go to
+//! a writer thread that adds them up into the summary and appends them to
+//! the current part (row groups of [`crate::parquet_out::ROW_GROUP_ROWS`], parts of at most
+//! [`RunOptions::part_rows`] rows). Memory is bounded by a chunk and a row
+//! group, not by the corpus or its files, and the output is the same
+//! whatever the thread count.
+//!
+//! The run works in a staging folder of its own and publishes at the end
+//! ([`crate::publish`]). After every part it records how far it got (a
+//! journal beside the parts): a run stopped by Ctrl-C (or killed) can be
+//! taken up again with `--resume`, and ends with the rows and summary of a
+//! run that was never stopped.
 
 use std::collections::HashSet;
-use std::ops::Range;
+use std::hash::{Hash, Hasher};
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use rayon::prelude::*;
+use verdict_proto::prost::Message;
 use verdict_rules::analyse::{Analyser, KomiPolicy};
 use verdict_rules::game::{Game, SkipReason};
-use verdict_rules::sgf::{Reader, SgfGame};
 
-use crate::archive::{read_archive_file, ArchiveError, ArchiveKind};
-use crate::drive::{read_games, Item};
-pub use verdict_corpus::options::{RunOptions, BIG_FILE_BYTES};
-
+use crate::confined::Dir;
+pub use crate::engine::MAX_MEMBER_BYTES;
+use crate::engine::{self, Budget, Item};
 use crate::ids::random_u64;
 use crate::inputs::InputFile;
-use crate::parquet_out::{write_table, WriteError};
-use crate::publish::{part_name, OutError, Staging};
+use crate::parquet_out::{PartWriter, WriteError};
+use crate::publish::{part_name, OutError, Staging, GAMES, STAGING};
 use crate::row::{columns, GameRow, SCHEMA_VERSION};
 use crate::summary::Summary;
+pub use verdict_corpus::options::RunOptions;
 
-/// Progress after each chunk.
+/// How far a run has got, after each chunk.
 #[derive(Copy, Clone, Debug)]
 pub struct Progress {
-    pub files_done: usize,
-    pub files_total: usize,
+    /// Rows so far (games, and files with none or unreadable).
+    pub games: u64,
     pub bytes_done: u64,
     pub bytes_total: u64,
-    pub games: u64,
     pub elapsed: Duration,
+}
+
+/// What a run can be told and tell while it works.
+#[derive(Default)]
+pub struct Hooks<'a> {
+    /// Called after each chunk.
+    pub progress: Option<&'a mut dyn FnMut(Progress)>,
+    /// Counted up after every game analysed (for a progress bar that moves
+    /// game by game).
+    pub analysed: Option<&'a AtomicU64>,
+    /// Set to stop after the current chunk (Ctrl-C): what is done is kept
+    /// for `--resume`.
+    pub stop: Option<&'a AtomicBool>,
+}
+
+impl std::fmt::Debug for Hooks<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Hooks").finish_non_exhaustive()
+    }
 }
 
 /// Why a run failed as a whole (single games and files never fail a run).
@@ -50,315 +77,81 @@ pub enum RunError {
     Write(#[from] WriteError),
     #[error(transparent)]
     Out(#[from] OutError),
+    #[error("cannot record the run's progress in {path}: {source}")]
+    Journal {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("nothing to resume in {0}: no stopped run with these inputs and options (a run started without --resume removes them)")]
+    NothingToResume(String),
 }
 
-/// What a finished run reports.
+/// What a finished (or stopped) run reports.
 #[derive(Debug)]
 pub struct RunReport {
     pub summary: Summary,
+    /// The published parts (empty when stopped).
     pub parts: Vec<PathBuf>,
     pub duplicates: u64,
     pub elapsed: Duration,
     pub threads: usize,
-    /// Thread time spent reading files from disk.
-    pub read_time: Duration,
     /// Thread time spent reading SGF, replaying, scoring and building rows.
     pub analyse_time: Duration,
-    /// Time spent writing Parquet (on its own thread, overlapping the
-    /// analysis) and adding up the summary.
+    /// Time the writer thread spent writing Parquet (it overlaps the
+    /// analysis).
     pub write_time: Duration,
-    /// Archive members and files that were not read, with the reason.
+    /// Files, archives and members that could not be read, with the reason
+    /// (each has an `unreadable` row).
     pub not_read: Vec<(String, String)>,
+    /// Archive members that are not SGF, with the reason.
+    pub left_aside: Vec<(String, String)>,
+    /// Stopped before the end: the parts so far wait in the staging folder
+    /// for `--resume`.
+    pub stopped: bool,
+    /// Games taken over from the stopped run this one resumed.
+    pub resumed_games: u64,
 }
 
-/// Members larger than this inside an archive are listed as skipped, not
-/// loaded: no real SGF collection comes near it.
-pub const MAX_MEMBER_BYTES: u64 = 256 << 20;
-
-/// Which games of a file are analysed.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Keep<'a> {
-    /// Only the games whose index is in it (a collection split across
-    /// shards); the file-level rows (no game, unreadable) belong to the
-    /// range that starts at game 0.
-    pub(crate) range: Option<&'a Range<u64>>,
-    /// Once set, no further game is analysed (a shard whose lease is gone).
-    pub(crate) stop: Option<&'a AtomicBool>,
-}
-
-/// Rows of the games in one SGF text that `keep` keeps.
-#[allow(clippy::too_many_arguments)]
-fn rows_of_bytes(
-    source: &str,
-    input: &str,
-    path: &Path,
-    bytes: &[u8],
-    keep: Keep<'_>,
-    analyser: &mut Analyser,
-    options: &RunOptions,
-    rows: &mut Vec<GameRow>,
-) {
-    let in_range = |index: usize| keep.range.is_none_or(|r| r.contains(&(index as u64)));
-    let stopped = || keep.stop.is_some_and(|s| s.load(Ordering::Relaxed));
-    read_games(
-        path,
-        bytes,
-        &mut Default::default(),
-        &mut |item| match item {
-            Item::Game { index, .. } if !in_range(index) || stopped() => {}
-            Item::NoGame { .. } | Item::Unreadable { .. } if !in_range(0) => {}
-            Item::Game {
-                index, sgf, bytes, ..
-            } => rows.push(row_of_game(
-                source, input, index, sgf, bytes, analyser, options,
-            )),
-            Item::NoGame { .. } => {
-                rows.push(GameRow::skipped(source, input, 0, SkipReason::NoGame))
-            }
-            Item::Unreadable { .. } => {
-                rows.push(GameRow::skipped(source, input, 0, SkipReason::Unreadable))
-            }
-        },
-    );
-}
-
-/// The row of one game tree.
-fn row_of_game(
-    source: &str,
-    input: &str,
-    index: usize,
-    sgf: &SgfGame<'_>,
-    bytes: &[u8],
-    analyser: &mut Analyser,
-    options: &RunOptions,
-) -> GameRow {
-    match Game::from_sgf(sgf, bytes) {
-        Ok(game) => GameRow::analysed(
-            source,
-            input,
+/// The row of one item, as every run and shard makes it.
+pub fn row_of(item: Item<'_, '_>, analyser: &mut Analyser, options: &RunOptions) -> GameRow {
+    match item {
+        Item::Game {
+            unit,
             index,
-            &game,
-            analyser,
-            options.komi,
-            options.include_unfinished,
-        ),
-        Err(reason) => GameRow::skipped(source, input, index, reason),
+            sgf,
+            bytes,
+        } => match Game::from_sgf(sgf, bytes) {
+            Ok(game) => GameRow::analysed(
+                &unit.source,
+                &unit.input,
+                index,
+                &game,
+                analyser,
+                options.komi,
+                options.include_unfinished,
+            ),
+            Err(reason) => GameRow::skipped(&unit.source, &unit.input, index, reason),
+        },
+        Item::NoGame { unit } => GameRow::skipped(&unit.source, &unit.input, 0, SkipReason::NoGame),
+        Item::Unreadable { unit, .. } => {
+            GameRow::skipped(&unit.source, &unit.input, 0, SkipReason::Unreadable)
+        }
     }
 }
 
-/// Streams one big SGF file: maps it into memory (the kernel pages it in
-/// and out, it is never copied), reads its games in order and hands their
-/// rows to `emit` a batch at a time, each batch analysed on every core.
-fn stream_big_file(
-    file: &InputFile,
-    options: &RunOptions,
-    pool: &rayon::ThreadPool,
-    emit: &mut dyn FnMut(Vec<GameRow>, Duration) -> bool,
-) -> Result<(), std::io::Error> {
-    let source = file.path.display().to_string();
-    let input = file.root.display().to_string();
-    let handle = crate::inputs::open(file)?;
-    // SAFETY: the map is read only; a file changed by another process while
-    // it is read could show torn bytes, which the SGF reader tolerates like
-    // any damaged input (it never trusts the bytes).
-    let map = unsafe { memmap2::Mmap::map(&handle)? };
-    let bytes: &[u8] = &map;
-    let mut reader = Reader::new(bytes);
-    let mut index = 0;
-    // Games per batch (and so rows per part at most): four per file of a
-    // small-file chunk, 4096 by default.
-    let batch_len = options.chunk_files.max(1) * 4;
-    let mut batch: Vec<(usize, SgfGame<'_>)> = Vec::with_capacity(batch_len);
-    loop {
-        let next = reader.next();
-        let done = next.is_none();
-        if let Some(sgf) = next {
-            batch.push((index, sgf));
-            index += 1;
-        }
-        if batch.len() == batch_len || (done && !batch.is_empty()) {
-            // Thread time, as for small files: each game's analysis timed
-            // where it runs, then added up.
-            let timed: Vec<(GameRow, Duration)> = pool.install(|| {
-                batch
-                    .par_iter()
-                    .map_init(
-                        || {
-                            Analyser::new()
-                                .use_record_result(options.settle_with_result)
-                                .assume_rules(options.assume_rules)
-                        },
-                        |analyser, (i, sgf)| {
-                            let t = Instant::now();
-                            let row =
-                                row_of_game(&source, &input, *i, sgf, bytes, analyser, options);
-                            (row, t.elapsed())
-                        },
-                    )
-                    .collect()
-            });
-            let spent = timed.iter().map(|(_, d)| *d).sum();
-            let rows: Vec<GameRow> = timed.into_iter().map(|(row, _)| row).collect();
-            batch.clear();
-            if !emit(rows, spent) {
-                return Ok(());
-            }
-        }
-        if done {
-            break;
-        }
-    }
-    if index == 0 {
-        emit(
-            vec![GameRow::skipped(&source, &input, 0, SkipReason::NoGame)],
-            Duration::ZERO,
-        );
-    }
-    Ok(())
+/// The analyser a run's options ask for.
+pub fn analyser(options: &RunOptions) -> Analyser {
+    Analyser::new()
+        .use_record_result(options.settle_with_result)
+        .assume_rules(options.assume_rules)
 }
 
-/// What one input file gave: rows, members left aside, time spent.
-#[derive(Debug, Default)]
-pub(crate) struct FileRows {
-    pub(crate) rows: Vec<GameRow>,
-    /// Archive members or archives not read, with the reason.
-    pub(crate) not_read: Vec<(String, String)>,
-    read_time: Duration,
-    analyse_time: Duration,
-}
-
-/// Rows of one file (or of every SGF member of an archive, named
-/// `archive!/member`), and the time spent reading and analysing. `keep`'s
-/// range applies to plain files only (archives are never split).
-pub(crate) fn rows_of_file(
-    file: &InputFile,
-    keep: Keep<'_>,
-    analyser: &mut Analyser,
-    options: &RunOptions,
-) -> FileRows {
-    let source = file.path.display().to_string();
-    let input = file.root.display().to_string();
-    let mut out = FileRows::default();
-    let t0 = Instant::now();
-    if let Some(kind) = ArchiveKind::of_path(&file.path) {
-        let mut rows = Vec::new();
-        let mut not_read = Vec::new();
-        let opened = crate::inputs::open(file).map_err(|source| ArchiveError::Open {
-            path: file.path.clone(),
-            source,
-        });
-        let result = opened.and_then(|handle| {
-            read_archive_file(
-                handle,
-                &file.path,
-                kind,
-                MAX_MEMBER_BYTES,
-                &mut |member| {
-                    let name = format!("{source}!/{}", member.name);
-                    rows_of_bytes(
-                        &name,
-                        &input,
-                        &file.path,
-                        &member.bytes,
-                        Keep {
-                            range: None,
-                            ..keep
-                        },
-                        analyser,
-                        options,
-                        &mut rows,
-                    );
-                    std::ops::ControlFlow::Continue(())
-                },
-                &mut |name, reason| {
-                    not_read.push((format!("{source}!/{name}"), reason.to_string()))
-                },
-            )
-        });
-        if let Err(e) = result {
-            // What was read before the damage stays; the archive itself gets
-            // a row saying it could not be read to the end.
-            rows.push(GameRow::skipped(&source, &input, 0, SkipReason::Unreadable));
-            not_read.push((source.clone(), e.to_string()));
-        }
-        out.rows = rows;
-        out.not_read = not_read;
-        out.analyse_time = t0.elapsed();
-        return out;
+/// The engine's budget a run's options ask for.
+pub fn budget(options: &RunOptions) -> Budget {
+    Budget {
+        games: options.chunk_games.max(1),
+        bytes: options.chunk_bytes.max(1),
     }
-    let read = crate::inputs::open(file).and_then(|mut f| {
-        let mut bytes = Vec::with_capacity(file.len as usize);
-        std::io::Read::read_to_end(&mut f, &mut bytes)?;
-        Ok(bytes)
-    });
-    out.read_time = t0.elapsed();
-    match read {
-        Err(e) => {
-            if keep.range.is_none_or(|r| r.start == 0) {
-                out.rows
-                    .push(GameRow::skipped(&source, &input, 0, SkipReason::Unreadable));
-            }
-            out.not_read.push((source.clone(), e.to_string()));
-        }
-        Ok(bytes) => rows_of_bytes(
-            &source,
-            &input,
-            &file.path,
-            &bytes,
-            keep,
-            analyser,
-            options,
-            &mut out.rows,
-        ),
-    }
-    out.analyse_time = t0.elapsed() - out.read_time;
-    out
-}
-
-/// Runs the analysis over `files` and publishes its parts, `summary.json`,
-/// `summary.parquet` and `_SUCCESS` under `options.out` ([`crate::publish`]):
-/// the folder's previous output stays whole until this run's replaces it.
-///
-/// # Errors
-/// The output folder cannot be used, or a part cannot be written; what was
-/// published before is then left as it was.
-pub fn run(
-    files: &[InputFile],
-    options: &RunOptions,
-    progress: &mut dyn FnMut(Progress),
-) -> Result<RunReport, RunError> {
-    let start = Instant::now();
-    let started_unix = unix_now();
-    let out = crate::confined::resolve(&options.out).map_err(|source| RunError::CreateOut {
-        path: options.out.display().to_string(),
-        source,
-    })?;
-    let name = format!("run-{}-{:016x}", std::process::id(), random_u64());
-    let staging = Staging::open(&out, &name)?;
-    let analysed = analyse_into(&staging, files, options, progress, start);
-    let (mut report, parts) = match analysed {
-        Ok(done) => done,
-        Err(e) => {
-            let _ = staging.discard();
-            return Err(e);
-        }
-    };
-    let t_write = Instant::now();
-    let mut manifest = serde_json::Map::new();
-    manifest.insert("kind".into(), "run".into());
-    manifest.insert("verdict_version".into(), env!("CARGO_PKG_VERSION").into());
-    manifest.insert("started_unix".into(), started_unix.into());
-    manifest.insert("published_unix".into(), unix_now().into());
-    manifest.insert("options".into(), options_json(options));
-    manifest.insert("input_files".into(), files.len().into());
-    staging.publish(&[], &parts, &report.summary, SCHEMA_VERSION, manifest)?;
-    report.write_time += t_write.elapsed();
-    report.parts = parts
-        .iter()
-        .map(|(n, _)| out.join(crate::publish::GAMES).join(n))
-        .collect();
-    report.elapsed = start.elapsed();
-    Ok(report)
 }
 
 fn unix_now() -> u64 {
@@ -367,7 +160,7 @@ fn unix_now() -> u64 {
         .map_or(0, |d| d.as_secs())
 }
 
-/// The options a run was made with, for its manifest.
+/// The options a run was made with, for its manifest and provenance.
 pub fn options_json(options: &RunOptions) -> serde_json::Value {
     serde_json::json!({
         "komi": match options.komi {
@@ -385,15 +178,264 @@ pub fn options_json(options: &RunOptions) -> serde_json::Value {
     })
 }
 
-/// The analysis of [`run`], writing parts into `staging`'s `games` folder;
-/// returns the report and the parts with their row counts.
+/// What decides the rows: the inputs as found (paths, sizes, times), the
+/// options, the engine's cuts and the verdict version. A stopped run is
+/// resumed only by a run with the same fingerprint.
+fn fingerprint(files: &[InputFile], options: &RunOptions) -> String {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    env!("CARGO_PKG_VERSION").hash(&mut h);
+    options_json(options).to_string().hash(&mut h);
+    (options.chunk_games, options.chunk_bytes, options.part_rows).hash(&mut h);
+    for f in files {
+        f.path.hash(&mut h);
+        f.root.hash(&mut h);
+        f.len.hash(&mut h);
+        let modified = std::fs::metadata(&f.path)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map(|d| d.as_nanos());
+        modified.hash(&mut h);
+    }
+    format!("{:016x}", h.finish())
+}
+
+/// The journal of a run in its staging folder: what its finished parts
+/// hold. Written after every part, read by `--resume`.
+const JOURNAL: &str = "journal.json";
+/// The summary of the journal's parts (a prost-encoded `ShardSummary`).
+const JOURNAL_SUMMARY: &str = "journal-summary.pb";
+
+#[derive(Debug, Default, Clone)]
+struct Journal {
+    fingerprint: String,
+    /// Chunks of the engine whose rows are all in `parts`.
+    chunks: u64,
+    /// Entries handed over in those chunks.
+    items: u64,
+    parts: Vec<(String, u64)>,
+    duplicates: u64,
+    started_unix: u64,
+}
+
+impl Journal {
+    fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "fingerprint": self.fingerprint,
+            "chunks": self.chunks,
+            "items": self.items,
+            "duplicates": self.duplicates,
+            "started_unix": self.started_unix,
+            "parts": self.parts.iter().map(|(n, r)| serde_json::json!({"name": n, "rows": r})).collect::<Vec<_>>(),
+        })
+    }
+
+    fn from_json(v: &serde_json::Value) -> Option<Journal> {
+        Some(Journal {
+            fingerprint: v["fingerprint"].as_str()?.to_string(),
+            chunks: v["chunks"].as_u64()?,
+            items: v["items"].as_u64()?,
+            duplicates: v["duplicates"].as_u64()?,
+            started_unix: v["started_unix"].as_u64()?,
+            parts: v["parts"]
+                .as_array()?
+                .iter()
+                .map(|p| Some((p["name"].as_str()?.to_string(), p["rows"].as_u64()?)))
+                .collect::<Option<_>>()?,
+        })
+    }
+
+    fn read(dir: &Dir) -> Option<(Journal, Summary)> {
+        let file = dir.open_file(JOURNAL).ok()?;
+        let v: serde_json::Value = serde_json::from_reader(std::io::BufReader::new(file)).ok()?;
+        let journal = Journal::from_json(&v)?;
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut dir.open_file(JOURNAL_SUMMARY).ok()?, &mut bytes).ok()?;
+        let pb = verdict_proto::v1::ShardSummary::decode(&bytes[..]).ok()?;
+        let mut summary = Summary::default();
+        verdict_proto::add_summary(&mut summary, &pb);
+        Some((journal, summary))
+    }
+
+    fn write(&self, dir: &Dir, summary: &Summary) -> std::io::Result<()> {
+        let pb: verdict_proto::v1::ShardSummary = summary.into();
+        dir.write_bytes(JOURNAL_SUMMARY, &pb.encode_to_vec())?;
+        dir.write_bytes(
+            JOURNAL,
+            &serde_json::to_vec_pretty(&self.to_json()).expect("JSON of plain values"),
+        )
+    }
+}
+
+/// The staging folder of a stopped run into `out` with `fingerprint`, if
+/// one is there and no live run holds it.
+fn stopped_run(out: &Path, fingerprint: &str) -> Option<String> {
+    let root = Dir::open(out).and_then(|d| d.sub(STAGING)).ok()?;
+    for e in root.entries().ok()? {
+        let name = e.name.to_string_lossy().into_owned();
+        if !name.starts_with("run-") {
+            continue;
+        }
+        let Ok(dir) = root.sub(&e.name) else {
+            continue;
+        };
+        if Journal::read(&dir).is_some_and(|(j, _)| j.fingerprint == fingerprint) {
+            return Some(name);
+        }
+    }
+    None
+}
+
+/// Runs the analysis over `files` and publishes its parts, `summary.json`,
+/// `summary.parquet` and `_SUCCESS` under `options.out` ([`crate::publish`]):
+/// the folder's previous output stays whole until this run's replaces it.
+/// With `resume`, it takes up a stopped run with the same inputs and
+/// options where it stopped. Stopped by `hooks.stop`, it keeps what it did
+/// for a later `resume` and publishes nothing.
+///
+/// # Errors
+/// The output folder cannot be used, a part cannot be written, or there is
+/// nothing to resume; what was published before is then left as it was.
+pub fn run(
+    files: &[InputFile],
+    options: &RunOptions,
+    resume: bool,
+    mut hooks: Hooks<'_>,
+) -> Result<RunReport, RunError> {
+    let start = Instant::now();
+    let out = crate::confined::resolve(&options.out).map_err(|source| RunError::CreateOut {
+        path: options.out.display().to_string(),
+        source,
+    })?;
+    let fingerprint = fingerprint(files, options);
+    let name = if resume {
+        stopped_run(&out, &fingerprint)
+            .ok_or_else(|| RunError::NothingToResume(out.display().to_string()))?
+    } else {
+        format!("run-{}-{:016x}", std::process::id(), random_u64())
+    };
+    let staging = Staging::open(&out, &name)?;
+    let (journal, summary) = match Journal::read(staging.dir()) {
+        Some((j, mut s)) if resume && j.fingerprint == fingerprint => {
+            s.pairs = Summary::new(options.all_pairs, &options.rules).pairs;
+            s.sweep = options.komi_sweep.clone();
+            (j, s)
+        }
+        _ => {
+            let mut s = Summary::new(options.all_pairs, &options.rules);
+            s.sweep = options.komi_sweep.clone();
+            let j = Journal {
+                fingerprint,
+                started_unix: unix_now(),
+                ..Journal::default()
+            };
+            (j, s)
+        }
+    };
+    tidy(&staging, &journal)?;
+    let analysed = analyse_into(
+        &staging, files, options, journal, summary, &mut hooks, start,
+    );
+    let (mut report, journal) = match analysed {
+        Ok(done) => done,
+        Err(e) => {
+            // Kept for --resume when it got somewhere; an error is not a stop.
+            let _ = staging.discard();
+            return Err(e);
+        }
+    };
+    if report.stopped {
+        // The staging folder (parts and journal) stays for --resume; its
+        // lock goes with this process.
+        drop(staging);
+        report.elapsed = start.elapsed();
+        return Ok(report);
+    }
+    let t_write = Instant::now();
+    let mut manifest = serde_json::Map::new();
+    manifest.insert("kind".into(), "run".into());
+    manifest.insert("verdict_version".into(), env!("CARGO_PKG_VERSION").into());
+    manifest.insert("started_unix".into(), journal.started_unix.into());
+    manifest.insert("published_unix".into(), unix_now().into());
+    manifest.insert("options".into(), options_json(options));
+    manifest.insert("input_files".into(), files.len().into());
+    manifest.insert("resumed".into(), (report.resumed_games > 0).into());
+    let mut summary = report.summary.clone();
+    summary.provenance = Some(provenance(files, options, journal.started_unix));
+    staging.publish(&[], &journal.parts, &summary, SCHEMA_VERSION, manifest)?;
+    report.write_time += t_write.elapsed();
+    report.parts = journal
+        .parts
+        .iter()
+        .map(|(n, _)| out.join(GAMES).join(n))
+        .collect();
+    report.elapsed = start.elapsed();
+    Ok(report)
+}
+
+/// Removes from a resumed run's parts what its journal does not list: the
+/// temporary file of a part cut short, a part finished but not recorded.
+fn tidy(staging: &Staging, journal: &Journal) -> Result<(), RunError> {
+    let games = staging.games().map_err(|source| RunError::CreateOut {
+        path: staging.path().display().to_string(),
+        source,
+    })?;
+    let io = |source| RunError::Journal {
+        path: games.path().display().to_string(),
+        source,
+    };
+    for e in games.entries().map_err(io)? {
+        let name = e.name.to_string_lossy();
+        if !journal.parts.iter().any(|(p, _)| *p == name) {
+            games.remove_tree(&e.name).map_err(io)?;
+        }
+    }
+    Ok(())
+}
+
+/// Where a run's numbers come from, for `summary.json`.
+fn provenance(files: &[InputFile], options: &RunOptions, started: u64) -> serde_json::Value {
+    let mut roots: Vec<String> = Vec::new();
+    for f in files {
+        let r = f.root.display().to_string();
+        if roots.last() != Some(&r) && !roots.contains(&r) {
+            roots.push(r);
+        }
+    }
+    serde_json::json!({
+        "verdict_version": env!("CARGO_PKG_VERSION"),
+        "kind": "run",
+        "options": options_json(options),
+        "inputs": roots,
+        "input_files": files.len(),
+        "started_unix": started,
+        "finished_unix": unix_now(),
+    })
+}
+
+/// Rows to the writer thread: one chunk's, in order, and how far the run
+/// has got once they are written.
+enum ToWriter {
+    Rows {
+        rows: Vec<GameRow>,
+        chunk: u64,
+        items: u64,
+        duplicates: u64,
+    },
+}
+
+/// The analysis of [`run`], writing parts into `staging`'s `games` folder
+/// and the journal beside them; returns the report and the last journal.
+#[allow(clippy::too_many_arguments)]
 fn analyse_into(
     staging: &Staging,
     files: &[InputFile],
     options: &RunOptions,
-    progress: &mut dyn FnMut(Progress),
+    journal: Journal,
+    summary: Summary,
+    hooks: &mut Hooks<'_>,
     start: Instant,
-) -> Result<(RunReport, Vec<(String, u64)>), RunError> {
+) -> Result<(RunReport, Journal), RunError> {
     let games_dir = staging.games().map_err(|source| RunError::CreateOut {
         path: staging.path().display().to_string(),
         source,
@@ -402,189 +444,197 @@ fn analyse_into(
         .num_threads(options.threads)
         .build()
         .expect("building a thread pool");
-    // Parts are written on a thread of their own, one chunk behind the
-    // analysis, so encoding Parquet overlaps analysing the next chunk.
-    let (to_writer, parts_in) = std::sync::mpsc::sync_channel::<(String, Vec<GameRow>)>(1);
-    let writer = std::thread::spawn(move || -> Result<Duration, WriteError> {
-        let cols = columns();
-        let mut busy = Duration::ZERO;
-        for (name, rows) in parts_in {
-            let t = Instant::now();
-            write_table(
-                &games_dir,
-                &name,
-                &cols,
-                rows.iter().map(GameRow::cells),
-                SCHEMA_VERSION,
-            )?;
-            busy += t.elapsed();
-        }
-        Ok(busy)
-    });
-    let mut summary = Summary::new(options.all_pairs, &options.rules);
-    summary.sweep = options.komi_sweep.clone();
+    let resumed_games = summary.games;
+    let skip_chunks = journal.chunks;
+    // Copies a resumed --dedup run must still leave out.
     let mut seen: HashSet<String> = HashSet::new();
-    let mut duplicates = 0;
-    let mut parts: Vec<(String, u64)> = Vec::new();
+    if options.dedup && !journal.parts.is_empty() {
+        for (name, _) in &journal.parts {
+            let file = games_dir.open_file(name).map_err(WriteError::from)?;
+            seen.extend(
+                crate::parquet_out::strings_in(file, "game_hash").map_err(|source| {
+                    WriteError::Parquet {
+                        path: games_dir.path().join(name).display().to_string(),
+                        source,
+                    }
+                })?,
+            );
+        }
+    }
+    let metadata_options = options_json(options).to_string();
+    let run_id = staging
+        .path()
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let part_rows = options.part_rows.max(1);
+    let mut duplicates = journal.duplicates;
+    let mut games = summary.games;
+    let stop = hooks.stop;
+    let analysed = hooks.analysed;
     let bytes_total: u64 = files.iter().map(|f| f.len).sum();
-    let mut bytes_done = 0;
-    let mut files_done = 0;
-    let mut not_read = Vec::new();
-    let (mut read_time, mut analyse_time, mut write_time) =
-        (Duration::ZERO, Duration::ZERO, Duration::ZERO);
-    let writer_failed = std::cell::Cell::new(false);
-    // Adds a batch of rows (in input order) to the summary and sends them to
-    // the writer as one part; false once the run should stop.
-    let mut emit = |rows: Vec<GameRow>,
-                    summary: &mut Summary,
-                    parts: &mut Vec<(String, u64)>,
-                    duplicates: &mut u64|
-     -> bool {
-        let mut kept: Vec<GameRow> = Vec::with_capacity(rows.len());
-        for mut row in rows {
-            row.keep_rule_sets(&options.rules);
-            if options.limit.is_some_and(|l| summary.games >= l) {
-                break;
+    let mut analyse_time = Duration::ZERO;
+    let mut bytes_done = 0u64;
+    let written = std::thread::scope(|scope| {
+        // The writer thread: adds rows up, writes them, closes parts and
+        // records each in the journal.
+        let (to_writer, from_main) = std::sync::mpsc::sync_channel::<ToWriter>(1);
+        let staging_dir = staging.dir();
+        let games_dir = &games_dir;
+        let metadata = [
+            ("verdict.schema_version", SCHEMA_VERSION),
+            ("verdict.version", env!("CARGO_PKG_VERSION")),
+            ("verdict.run", run_id.as_str()),
+            ("verdict.options", metadata_options.as_str()),
+        ];
+        let writer = scope.spawn(move || -> Result<(Journal, Summary, Duration), RunError> {
+            let mut journal = journal;
+            let mut summary = summary;
+            let cols = columns();
+            let mut busy = Duration::ZERO;
+            let mut part: Option<PartWriter<'_>> = None;
+            let mut last = (journal.chunks, journal.items, journal.duplicates);
+            let close = |part: PartWriter<'_>,
+                         journal: &mut Journal,
+                         summary: &Summary,
+                         last: (u64, u64, u64)|
+             -> Result<(), RunError> {
+                let name = part_name(journal.parts.len() as u32);
+                let rows = part.finish()?;
+                journal.parts.push((name, rows));
+                (journal.chunks, journal.items, journal.duplicates) = last;
+                journal
+                    .write(staging_dir, summary)
+                    .map_err(|source| RunError::Journal {
+                        path: staging_dir.path().display().to_string(),
+                        source,
+                    })
+            };
+            for msg in from_main {
+                let ToWriter::Rows {
+                    rows,
+                    chunk,
+                    items,
+                    duplicates,
+                } = msg;
+                let t = Instant::now();
+                if !rows.is_empty() {
+                    if part.is_none() {
+                        let name = part_name(journal.parts.len() as u32);
+                        part = Some(PartWriter::create(games_dir, &name, &cols, &metadata)?);
+                    }
+                    let p = part.as_mut().expect("just made");
+                    for row in &rows {
+                        summary.add(row);
+                    }
+                    p.push(rows.iter().map(GameRow::cells))?;
+                }
+                last = (chunk + 1, items, duplicates);
+                if part.as_ref().is_some_and(|p| p.rows() >= part_rows) {
+                    close(part.take().expect("checked"), &mut journal, &summary, last)?;
+                }
+                busy += t.elapsed();
             }
-            if options.dedup {
-                if let Some(h) = &row.game_hash {
-                    if !seen.insert(h.clone()) {
-                        *duplicates += 1;
-                        continue;
+            if let Some(p) = part.take() {
+                close(p, &mut journal, &summary, last)?;
+            } else {
+                (journal.chunks, journal.items, journal.duplicates) = last;
+                journal
+                    .write(staging_dir, &summary)
+                    .map_err(|source| RunError::Journal {
+                        path: staging_dir.path().display().to_string(),
+                        source,
+                    })?;
+            }
+            Ok((journal, summary, busy))
+        });
+        let mut chunk_no = 0u64;
+        let mut items = 0u64;
+        let state = || analyser(options);
+        let per_game = |a: &mut Analyser, item: Item<'_, '_>| {
+            let t = Instant::now();
+            let mut row = row_of(item, a, options);
+            row.keep_rule_sets(&options.rules);
+            if let Some(n) = analysed {
+                n.fetch_add(1, Ordering::Relaxed);
+            }
+            (row, t.elapsed())
+        };
+        let outcome = engine::chunks(&engine::whole(files), budget(options), stop, |chunk| {
+            let this = chunk_no;
+            chunk_no += 1;
+            items += chunk.len() as u64;
+            bytes_done += chunk.iter().map(|e| e.sgf_bytes() as u64).sum::<u64>();
+            if this < skip_chunks {
+                // Done before the stop this run resumes.
+                return ControlFlow::Continue(());
+            }
+            let timed = engine::par_map(&pool, chunk, &state, &per_game);
+            let mut kept = Vec::with_capacity(timed.len());
+            let mut full = false;
+            for (row, spent) in timed {
+                analyse_time += spent;
+                if options.limit.is_some_and(|l| games >= l) {
+                    full = true;
+                    break;
+                }
+                if options.dedup {
+                    if let Some(h) = &row.game_hash {
+                        if !seen.insert(h.clone()) {
+                            duplicates += 1;
+                            continue;
+                        }
                     }
                 }
+                games += 1;
+                kept.push(row);
             }
-            summary.add(&row);
-            kept.push(row);
-        }
-        if !kept.is_empty() {
-            let name = part_name(parts.len() as u32);
-            parts.push((name.clone(), kept.len() as u64));
-            if to_writer.send((name, kept)).is_err() {
-                // The writer stopped on an error: it is reported below.
-                writer_failed.set(true);
-                return false;
-            }
-        }
-        options.limit.is_none_or(|l| summary.games < l)
-    };
-    for unit in units(files, options) {
-        if writer_failed.get() || options.limit.is_some_and(|l| summary.games >= l) {
-            break;
-        }
-        let chunk = match unit {
-            Unit::Big(file) => {
-                let mut go_on = true;
-                let streamed = stream_big_file(file, options, &pool, &mut |rows, spent| {
-                    analyse_time += spent;
-                    let t_write = Instant::now();
-                    go_on = emit(rows, &mut summary, &mut parts, &mut duplicates);
-                    write_time += t_write.elapsed();
-                    go_on
+            let sent = to_writer.send(ToWriter::Rows {
+                rows: kept,
+                chunk: this,
+                items,
+                duplicates,
+            });
+            if let Some(p) = hooks.progress.as_mut() {
+                p(Progress {
+                    games,
+                    bytes_done,
+                    bytes_total,
+                    elapsed: start.elapsed(),
                 });
-                if let Err(e) = streamed {
-                    let source = file.path.display().to_string();
-                    let row = GameRow::skipped(
-                        &source,
-                        &file.root.display().to_string(),
-                        0,
-                        SkipReason::Unreadable,
-                    );
-                    not_read.push((source, e.to_string()));
-                    emit(vec![row], &mut summary, &mut parts, &mut duplicates);
-                }
-                std::slice::from_ref(file)
             }
-            Unit::Files(chunk) => {
-                let per_file: Vec<FileRows> = pool.install(|| {
-                    chunk
-                        .par_iter()
-                        .map_init(
-                            || {
-                                Analyser::new()
-                                    .use_record_result(options.settle_with_result)
-                                    .assume_rules(options.assume_rules)
-                            },
-                            |analyser, file| rows_of_file(file, Keep::default(), analyser, options),
-                        )
-                        .collect()
-                });
-                let t_write = Instant::now();
-                let mut rows: Vec<GameRow> = Vec::new();
-                for f in per_file {
-                    read_time += f.read_time;
-                    analyse_time += f.analyse_time;
-                    rows.extend(f.rows);
-                    not_read.extend(f.not_read);
-                }
-                emit(rows, &mut summary, &mut parts, &mut duplicates);
-                write_time += t_write.elapsed();
-                chunk
+            if sent.is_err() || full || options.limit.is_some_and(|l| games >= l) {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
             }
-        };
-        files_done += chunk.len();
-        bytes_done += chunk.iter().map(|f| f.len).sum::<u64>();
-        progress(Progress {
-            files_done,
-            files_total: files.len(),
-            bytes_done,
-            bytes_total,
-            games: summary.games,
-            elapsed: start.elapsed(),
         });
-    }
-    drop(to_writer);
-    write_time += writer
-        .join()
-        .expect("the Parquet writer thread does not panic")?;
+        drop(to_writer);
+        let written = writer
+            .join()
+            .expect("the Parquet writer thread does not panic");
+        (outcome, written)
+    });
+    let (outcome, written) = written;
+    let (journal, summary, write_time) = written?;
+    // A limit reached is the end of the run, not a stop.
+    let stopped = outcome.stopped && stop.is_some_and(|s| s.load(Ordering::Relaxed));
     Ok((
         RunReport {
-            read_time,
-            analyse_time,
-            write_time,
-            not_read,
             summary,
             parts: Vec::new(),
             duplicates,
             elapsed: start.elapsed(),
             threads: pool.current_num_threads(),
+            analyse_time,
+            write_time,
+            not_read: outcome.not_read,
+            left_aside: outcome.left_aside,
+            stopped,
+            resumed_games,
         },
-        parts,
+        journal,
     ))
-}
-
-/// A unit of work: a chunk of small files analysed together, or one big
-/// file streamed on its own.
-enum Unit<'a> {
-    Files(&'a [InputFile]),
-    Big(&'a InputFile),
-}
-
-/// The files in their order, cut into units: runs of small files up to
-/// `chunk_files` long, and every big plain SGF file (archives are streamed
-/// by their own reader) alone.
-fn units<'a>(files: &'a [InputFile], options: &RunOptions) -> Vec<Unit<'a>> {
-    let big =
-        |f: &InputFile| f.len > options.big_file_bytes && ArchiveKind::of_path(&f.path).is_none();
-    let mut out = Vec::new();
-    let mut start = 0;
-    for (i, f) in files.iter().enumerate() {
-        if big(f) {
-            out.extend(
-                files[start..i]
-                    .chunks(options.chunk_files.max(1))
-                    .map(Unit::Files),
-            );
-            out.push(Unit::Big(f));
-            start = i + 1;
-        }
-    }
-    out.extend(
-        files[start..]
-            .chunks(options.chunk_files.max(1))
-            .map(Unit::Files),
-    );
-    out
 }
 
 #[cfg(test)]
@@ -626,7 +676,7 @@ mod tests {
     }
 
     #[test]
-    fn big_files_stream_in_batches_and_give_the_same_rows() {
+    fn small_chunks_and_parts_and_a_resumed_stop_give_the_same_rows() {
         let dir = std::env::temp_dir().join(format!("verdict-run-big-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let corpus = dir.join("corpus");
@@ -656,31 +706,67 @@ mod tests {
                 threads: 2,
                 ..RunOptions::default()
             },
-            &mut |_| {},
+            false,
+            Hooks::default(),
         )
         .unwrap();
-        // Every file above 100 bytes is streamed, 8 games a batch.
-        let streamed = run(
-            &files,
-            &RunOptions {
-                out: dir.join("streamed"),
-                threads: 2,
-                big_file_bytes: 100,
-                chunk_files: 2,
-                ..RunOptions::default()
-            },
-            &mut |_| {},
-        )
-        .unwrap();
+        // Chunks of 3 games or 500 bytes, parts of 7 rows or more.
+        let small = RunOptions {
+            out: dir.join("small"),
+            threads: 2,
+            chunk_games: 3,
+            chunk_bytes: 500,
+            part_rows: 7,
+            ..RunOptions::default()
+        };
+        let cut = run(&files, &small, false, Hooks::default()).unwrap();
         assert!(whole.summary.games > 80, "{}", whole.summary.games);
-        assert_eq!(streamed.summary, whole.summary);
+        assert_eq!(cut.summary, whole.summary);
         assert!(
-            streamed.parts.len() > whole.parts.len() + 5,
+            cut.parts.len() > whole.parts.len() + 5,
             "{} parts",
-            streamed.parts.len()
+            cut.parts.len()
         );
         // Same rows, in the same order.
-        assert_eq!(identities(&streamed.parts), identities(&whole.parts));
+        assert_eq!(identities(&cut.parts), identities(&whole.parts));
+
+        // Stopped after four chunks, then resumed: the same again.
+        let resumed_out = RunOptions {
+            out: dir.join("resumed"),
+            ..small.clone()
+        };
+        let stop = AtomicBool::new(false);
+        let mut chunks = 0;
+        let mut count = |_: Progress| {
+            chunks += 1;
+            if chunks == 4 {
+                stop.store(true, Ordering::Relaxed);
+            }
+        };
+        let stopped = run(
+            &files,
+            &resumed_out,
+            false,
+            Hooks {
+                progress: Some(&mut count),
+                stop: Some(&stop),
+                ..Hooks::default()
+            },
+        )
+        .unwrap();
+        assert!(stopped.stopped);
+        assert!(stopped.summary.games > 0 && stopped.summary.games < whole.summary.games);
+        assert!(!dir.join("resumed/_SUCCESS").exists(), "nothing published");
+        let again = run(&files, &resumed_out, true, Hooks::default()).unwrap();
+        assert!(!again.stopped);
+        assert_eq!(again.resumed_games, stopped.summary.games);
+        assert_eq!(again.summary, whole.summary);
+        assert_eq!(identities(&again.parts), identities(&whole.parts));
+        // Nothing left to resume.
+        assert!(matches!(
+            run(&files, &resumed_out, true, Hooks::default()),
+            Err(RunError::NothingToResume(_))
+        ));
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

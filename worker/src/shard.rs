@@ -14,13 +14,15 @@
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use rayon::prelude::*;
+use std::ops::ControlFlow;
+
 use verdict_rules::analyse::Analyser;
 
 use crate::confined::Dir;
-use crate::parquet_out::{write_table, WriteError};
+use crate::engine::{self, Item};
+use crate::parquet_out::{PartWriter, WriteError};
 use crate::row::{columns, GameRow, SCHEMA_VERSION};
-use crate::run::{rows_of_file, FileRows, Keep, RunOptions};
+use crate::run::{analyser, budget, row_of, RunOptions};
 use crate::summary::Summary;
 
 pub use verdict_corpus::input::ShardFile;
@@ -59,6 +61,8 @@ pub enum ShardError {
 /// Analyses `files` on `pool`, writes the part to `target`, and returns the
 /// shard's summary. `games` counts analysed games as they finish (for
 /// heartbeats); `cancel` stops the shard at the next game, writing nothing.
+/// Rows go to the part a chunk at a time: a shard of a big collection needs
+/// no more memory than a small one.
 ///
 /// `options.limit` and `options.dedup` are corpus-wide and do not apply to
 /// a shard.
@@ -76,57 +80,52 @@ pub fn run_shard(
     // Opened first: a shard whose job is gone fails at once, not after the
     // analysis.
     let dir = Dir::open(&target.dir).map_err(ShardError::Staging)?;
-    let per_file: Vec<Option<FileRows>> = pool.install(|| {
-        files
-            .par_iter()
-            .map_init(
-                || {
-                    Analyser::new()
-                        .use_record_result(options.settle_with_result)
-                        .assume_rules(options.assume_rules)
-                },
-                |analyser, f| {
-                    if cancel.load(Ordering::Relaxed) {
-                        return None;
-                    }
-                    let keep = Keep {
-                        range: f.range.as_ref(),
-                        stop: Some(cancel),
-                    };
-                    let got = rows_of_file(&f.file, keep, analyser, options);
-                    games.fetch_add(got.rows.len() as u64, Ordering::Relaxed);
-                    Some(got)
-                },
-            )
-            .collect()
-    });
-    if cancel.load(Ordering::Relaxed) {
-        return Err(ShardError::Cancelled);
-    }
     let mut summary = Summary::new(options.all_pairs, &options.rules);
     summary.sweep = options.komi_sweep.clone();
-    let mut rows = Vec::new();
-    let mut not_read = Vec::new();
-    for file in per_file.into_iter().flatten() {
-        for mut row in file.rows {
-            row.keep_rule_sets(&options.rules);
-            summary.add(&row);
-            rows.push(row);
+    let metadata = [
+        ("verdict.schema_version", SCHEMA_VERSION),
+        ("verdict.version", env!("CARGO_PKG_VERSION")),
+    ];
+    let mut part = PartWriter::create(&dir, &target.name, &columns(), &metadata)?;
+    let state = || analyser(options);
+    let per_game = |a: &mut Analyser, item: Item<'_, '_>| {
+        if cancel.load(Ordering::Relaxed) {
+            return None;
         }
-        not_read.extend(file.not_read);
+        let mut row = row_of(item, a, options);
+        row.keep_rule_sets(&options.rules);
+        games.fetch_add(1, Ordering::Relaxed);
+        Some(row)
+    };
+    let mut failed = None;
+    let outcome = engine::chunks(files, budget(options), Some(cancel), |chunk| {
+        let rows: Vec<GameRow> = engine::par_map(pool, chunk, &state, &per_game)
+            .into_iter()
+            .flatten()
+            .collect();
+        for row in &rows {
+            summary.add(row);
+        }
+        match part.push(rows.iter().map(GameRow::cells)) {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(e) => {
+                failed = Some(e);
+                ControlFlow::Break(())
+            }
+        }
+    });
+    if let Some(e) = failed {
+        return Err(e.into());
     }
-    let written = write_table(
-        &dir,
-        &target.name,
-        &columns(),
-        rows.iter().map(GameRow::cells),
-        SCHEMA_VERSION,
-    )?;
+    if outcome.stopped || cancel.load(Ordering::Relaxed) {
+        return Err(ShardError::Cancelled);
+    }
+    let rows = part.finish()?;
     Ok(ShardOutcome {
         summary,
         part: target.dir.join(&target.name),
-        rows: written,
-        not_read,
+        rows,
+        not_read: outcome.not_read,
     })
 }
 
@@ -178,7 +177,8 @@ mod tests {
                 threads: 2,
                 ..RunOptions::default()
             },
-            &mut |_| {},
+            false,
+            crate::run::Hooks::default(),
         )
         .unwrap();
 
@@ -189,11 +189,13 @@ mod tests {
         let mut shards: Vec<Vec<ShardFile>> = Vec::new();
         for f in &found.files {
             if f.path.ends_with("all.sgf") {
-                // Cut the collection into three ranges, the last past its end.
-                for r in [0..7, 7..11, 11..10_000] {
+                // Cut the collection at tree ends, as the coordinator does.
+                let parts = crate::engine::cut(f, f.len / 3).unwrap().unwrap();
+                assert_eq!(parts.len(), 3);
+                for p in parts {
                     shards.push(vec![ShardFile {
                         file: f.clone(),
-                        range: Some(r),
+                        part: Some(p),
                     }]);
                 }
             } else {
@@ -202,7 +204,7 @@ mod tests {
                 }
                 shards.last_mut().unwrap().push(ShardFile {
                     file: f.clone(),
-                    range: None,
+                    part: None,
                 });
             }
         }
@@ -254,7 +256,7 @@ mod tests {
         let files: Vec<ShardFile> = discover(&[&corpus])
             .files
             .into_iter()
-            .map(|file| ShardFile { file, range: None })
+            .map(|file| ShardFile { file, part: None })
             .collect();
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(1)

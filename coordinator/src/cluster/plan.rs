@@ -10,8 +10,8 @@
 use std::path::{Path, PathBuf};
 
 use verdict_proto::v1;
-use verdict_rules::sgf::{Reader, SgfGame};
 use verdict_worker::archive::ArchiveKind;
+use verdict_worker::engine::FilePart;
 use verdict_worker::inputs::{discover, InputFile};
 
 use super::auth::Roots;
@@ -41,23 +41,17 @@ pub enum PlanError {
     TooMany(usize),
 }
 
-/// Counts the game trees of an SGF text as `verdict run` reads them.
-fn count_games(bytes: &[u8]) -> u64 {
-    let mut reader = Reader::new(bytes);
-    let mut sgf = SgfGame::default();
-    let mut n = 0;
-    while reader.next_into(&mut sgf) {
-        n += 1;
-    }
-    n
-}
-
-fn wire(file: &InputFile, real: &Path, range: Option<(u64, u64)>) -> v1::ShardFile {
+fn wire(file: &InputFile, real: &Path, part: Option<&FilePart>) -> v1::ShardFile {
     v1::ShardFile {
         path: file.path.display().to_string(),
         root: file.root.display().to_string(),
         len: file.len,
-        range: range.map(|(first, last)| v1::GameRange { first, last }),
+        range: None,
+        part: part.map(|p| v1::FilePart {
+            byte_start: p.bytes.start,
+            byte_end: p.bytes.end,
+            first_game: p.first_game,
+        }),
         real: real.display().to_string(),
     }
 }
@@ -96,31 +90,20 @@ pub fn plan(inputs: &[PathBuf], shard_bytes: u64, roots: &Roots) -> Result<Plan,
             .resolve_existing(&file.path)
             .map_err(PlanError::Outside)?;
         if file.len > shard_bytes && ArchiveKind::of_path(&file.path).is_none() {
-            let read = verdict_worker::confined::open_file(&real).and_then(|mut f| {
-                let mut bytes = Vec::new();
-                std::io::Read::read_to_end(&mut f, &mut bytes)?;
-                Ok(bytes)
-            });
-            let games = match read {
-                Ok(bytes) => count_games(&bytes),
-                Err(e) => {
-                    return Err(PlanError::Unreadable {
-                        path: file.path.display().to_string(),
-                        reason: e.to_string(),
-                    })
-                }
+            // Cut at tree ends: each shard reads only its byte range.
+            let opened = InputFile {
+                real: Some(real.clone()),
+                ..file.clone()
             };
-            if games > 1 {
-                let pieces = file.len.div_ceil(shard_bytes).min(games);
-                for i in 0..pieces {
-                    let first = games * i / pieces;
-                    let last = if i + 1 == pieces {
-                        u64::MAX
-                    } else {
-                        games * (i + 1) / pieces
-                    };
-                    plan.shards
-                        .push(vec![wire(file, &real, Some((first, last)))]);
+            let parts = verdict_worker::engine::cut(&opened, shard_bytes).map_err(|e| {
+                PlanError::Unreadable {
+                    path: file.path.display().to_string(),
+                    reason: e.to_string(),
+                }
+            })?;
+            if let Some(parts) = parts {
+                for p in &parts {
+                    plan.shards.push(vec![wire(file, &real, Some(p))]);
                 }
                 if plan.shards.len() > MAX_SHARDS {
                     return Err(PlanError::TooMany(plan.shards.len()));
@@ -163,7 +146,8 @@ mod tests {
         for i in 0..6 {
             std::fs::write(dir.join(format!("s{i}.sgf")), "(;SZ[9];B[aa])").unwrap();
         }
-        // 10 games of 14 bytes: 140 bytes, split into ceil(140/40) = 4 ranges.
+        // 10 games of 14 bytes: 140 bytes, cut at the first tree end 40
+        // bytes or more past the last cut.
         std::fs::write(dir.join("z-big.sgf"), "(;SZ[9];B[aa])".repeat(10)).unwrap();
         let roots = Roots::new(std::slice::from_ref(&dir)).unwrap();
         let plan = plan(std::slice::from_ref(&dir), 40, &roots).unwrap();
@@ -171,14 +155,17 @@ mod tests {
         // Two small files (28 bytes) per shard; the ranges go out as soon
         // as they are cut, the last small files when the list ends.
         assert_eq!(sizes, [2, 2, 1, 1, 1, 1, 2]);
-        let ranges: Vec<(u64, u64)> = plan.shards[2..6]
+        let parts: Vec<(u64, u64, u64)> = plan.shards[2..6]
             .iter()
             .map(|s| {
-                let r = s[0].range.unwrap();
-                (r.first, r.last)
+                let p = s[0].part.unwrap();
+                (p.byte_start, p.byte_end, p.first_game)
             })
             .collect();
-        assert_eq!(ranges, [(0, 2), (2, 5), (5, 7), (7, u64::MAX)]);
+        assert_eq!(
+            parts,
+            [(0, 42, 0), (42, 84, 3), (84, 126, 6), (126, u64::MAX, 9)]
+        );
         assert_eq!(plan.bytes_total, 6 * 14 + 140);
         let _ = std::fs::remove_dir_all(&dir);
     }

@@ -43,7 +43,12 @@ pub fn run(args: DemoArgs) -> anyhow::Result<ExitCode> {
         komi: KomiPolicy::Game,
         ..RunOptions::default()
     };
-    let report = run_corpus(&found.files, &run_options, &mut |_| {})?;
+    let report = run_corpus(
+        &found.files,
+        &run_options,
+        false,
+        verdict_worker::run::Hooks::default(),
+    )?;
     super::run::print_report(&report, &out);
     println!(
         "\n  Next: open the rows with DuckDB (select * from '{}/games/*.parquet'),\n  score one game (verdict score FILE), or run your own corpus (verdict run DIR --out DIR).",

@@ -4,7 +4,7 @@ use std::process::ExitCode;
 
 use anyhow::bail;
 use serde_json::json;
-use verdict_worker::drive::Run;
+use verdict_worker::engine::Run;
 use verdict_worker::inputs;
 use verdict_worker::replay::{games_per_sec, replay_files, ReplayStats};
 
@@ -34,15 +34,14 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     } else {
         print_table(&run, &found);
     }
-    let missing = found
-        .unread
-        .iter()
-        .any(|u| !u.duplicate && args.inputs.contains(&u.path));
-    Ok(if missing || !run.tally.unreadable_files.is_empty() {
-        ExitCode::from(2)
-    } else {
-        ExitCode::SUCCESS
-    })
+    let missing = found.unread.iter().any(|u| u.error);
+    Ok(
+        if missing || !run.tally.unreadable_files.is_empty() || !run.not_read.is_empty() {
+            ExitCode::from(2)
+        } else {
+            ExitCode::SUCCESS
+        },
+    )
 }
 
 fn to_json(run: &Run<ReplayStats>, found: &inputs::Inputs) -> serde_json::Value {

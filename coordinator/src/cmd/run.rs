@@ -2,25 +2,86 @@
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::bail;
 use indicatif::{ProgressBar, ProgressStyle};
 use verdict_worker::inputs;
-use verdict_worker::run::{run as run_corpus, Progress, RunOptions, RunReport};
+use verdict_worker::run::{run as run_corpus, Hooks, Progress, RunOptions, RunReport};
 
 use crate::cli::RunArgs;
+
+/// Set by the first Ctrl-C: the run stops after its current chunk and
+/// keeps what it did for `--resume`. A second Ctrl-C ends it at once.
+static STOP: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_interrupt(_: libc::c_int) {
+    if STOP.swap(true, Ordering::SeqCst) {
+        // SAFETY: _exit is async-signal-safe.
+        unsafe { libc::_exit(130) };
+    }
+}
+
+fn stop_on_ctrl_c() {
+    #[cfg(unix)]
+    // SAFETY: the handler only touches an atomic (and _exit), both
+    // async-signal-safe.
+    unsafe {
+        libc::signal(
+            libc::SIGINT,
+            on_interrupt as extern "C" fn(libc::c_int) as libc::sighandler_t,
+        );
+    }
+}
+
+/// Says what of the inputs was not read; true if anything could not be read
+/// (the exit status says so), as opposed to left aside.
+pub fn report_unread(
+    found: &inputs::Inputs,
+    not_read: &[(String, String)],
+    left_aside: &[(String, String)],
+) -> bool {
+    let mut errors = 0;
+    for u in found.unread.iter().filter(|u| u.error) {
+        eprintln!("verdict: cannot read {}: {}", u.path.display(), u.reason);
+        errors += 1;
+    }
+    for (what, why) in not_read {
+        eprintln!("verdict: cannot read {what}: {why}");
+        errors += 1;
+    }
+    let aside: Vec<(String, &str)> = found
+        .unread
+        .iter()
+        .filter(|u| !u.error)
+        .map(|u| (u.path.display().to_string(), u.reason.as_str()))
+        .chain(left_aside.iter().map(|(w, r)| (w.clone(), r.as_str())))
+        .collect();
+    if !aside.is_empty() {
+        eprintln!(
+            "verdict: {} files or archive members left aside:",
+            aside.len()
+        );
+        for (what, why) in aside.iter().take(5) {
+            eprintln!("  {what}: {why}");
+        }
+        if aside.len() > 5 {
+            eprintln!(
+                "  and {} more (`verdict replay --json` lists every one)",
+                aside.len() - 5
+            );
+        }
+    }
+    errors > 0
+}
 
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let (komi, komi_sweep) = args.analysis.komi()?;
     let rules = args.analysis.rule_sets()?;
     let found = inputs::discover(&args.inputs);
-    for u in &found.unread {
-        if args.inputs.contains(&u.path) {
-            eprintln!("verdict: cannot read {}: {}", u.path.display(), u.reason);
-        }
-    }
     if found.files.is_empty() {
+        report_unread(&found, &[], &[]);
         bail!("no SGF files found in the given inputs: give .sgf files, collection files or directories holding them");
     }
     let options = RunOptions {
@@ -38,7 +99,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         ..RunOptions::default()
     };
     let total = found.total_bytes();
-    let bar = if std::io::stderr().is_terminal() && !args.common.json {
+    let analysed = AtomicU64::new(0);
+    let done = AtomicBool::new(false);
+    let started = Instant::now();
+    let bar = (std::io::stderr().is_terminal() && !args.common.json).then(|| {
         let bar = ProgressBar::new(total);
         bar.set_style(
             ProgressStyle::with_template(
@@ -46,38 +110,72 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             )
             .expect("a valid template"),
         );
-        Some(bar)
-    } else {
-        None
-    };
+        bar
+    });
+    stop_on_ctrl_c();
     let mut last_line = Instant::now();
     let mut on_progress = |p: Progress| {
-        let rate = p.games as f64 / p.elapsed.as_secs_f64().max(1e-9);
         if let Some(bar) = &bar {
-            bar.set_position(p.bytes_done);
-            bar.set_message(format!("{} games, {rate:.0} games/s", p.games));
-        } else if !args.common.json
-            && (last_line.elapsed() > Duration::from_secs(5) || p.files_done == p.files_total)
-        {
+            bar.set_position(p.bytes_done.min(total));
+        } else if !args.common.json && last_line.elapsed() > Duration::from_secs(5) {
             last_line = Instant::now();
+            let rate = p.games as f64 / p.elapsed.as_secs_f64().max(1e-9);
             eprintln!(
-                "verdict: {}/{} files, {} games, {rate:.0} games/s",
-                p.files_done, p.files_total, p.games
+                "verdict: {} games, {:.0}% of {} bytes, {rate:.0} games/s",
+                p.games,
+                100.0 * p.bytes_done as f64 / total.max(1) as f64,
+                total
             );
         }
     };
-    let report = run_corpus(&found.files, &options, &mut on_progress)?;
+    let report = std::thread::scope(|scope| {
+        // The bar moves game by game (and its clock second by second),
+        // however long a chunk takes.
+        if let Some(bar) = &bar {
+            let (analysed, done) = (&analysed, &done);
+            scope.spawn(move || {
+                while !done.load(Ordering::Relaxed) {
+                    let n = analysed.load(Ordering::Relaxed);
+                    let rate = n as f64 / started.elapsed().as_secs_f64().max(1e-9);
+                    bar.set_message(format!("{n} games, {rate:.0} games/s"));
+                    bar.tick();
+                    std::thread::sleep(Duration::from_millis(200));
+                }
+            });
+        }
+        let hooks = Hooks {
+            progress: Some(&mut on_progress),
+            analysed: Some(&analysed),
+            stop: Some(&STOP),
+        };
+        let report = run_corpus(&found.files, &options, args.resume, hooks);
+        done.store(true, Ordering::Relaxed);
+        report
+    })?;
     if let Some(bar) = bar {
         bar.finish_and_clear();
+    }
+    let unreadable = report_unread(&found, &report.not_read, &report.left_aside);
+    if report.stopped {
+        eprintln!(
+            "verdict: stopped after {} games; the parts so far wait in {}: run the same command with --resume to take it up",
+            report.summary.games,
+            args.out.join(verdict_worker::publish::STAGING).display()
+        );
+        return Ok(ExitCode::from(130));
     }
     super::report::after_run(&args, &report)?;
     if args.common.json {
         let json = report.summary.to_json(verdict_worker::row::SCHEMA_VERSION);
         println!("{}", serde_json::to_string_pretty(&json)?);
-        return Ok(ExitCode::SUCCESS);
+    } else {
+        print_report(&report, &args.out);
     }
-    print_report(&report, &args.out);
-    Ok(ExitCode::SUCCESS)
+    Ok(if unreadable {
+        ExitCode::from(2)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 /// The table a person reads at the end of a run.
@@ -92,11 +190,16 @@ pub fn print_report(report: &RunReport, out: &std::path::Path) {
         s.games as f64 / report.elapsed.as_secs_f64().max(1e-9)
     );
     println!(
-        "    time: reading files {:.2} s, analysing {:.2} s (thread time), writing Parquet and summaries {:.2} s",
-        report.read_time.as_secs_f64(),
+        "    time: analysing {:.2} s (thread time), writing Parquet and summaries {:.2} s",
         report.analyse_time.as_secs_f64(),
         report.write_time.as_secs_f64()
     );
+    if report.resumed_games > 0 {
+        println!(
+            "    resumed: {} games were done before the stop",
+            report.resumed_games
+        );
+    }
     for (status, n) in &s.by_status {
         println!("    {status:<14} {n:>9}");
     }
@@ -108,12 +211,9 @@ pub fn print_report(report: &RunReport, out: &std::path::Path) {
     }
     if !report.not_read.is_empty() {
         println!(
-            "    not read: {} files or archive members:",
+            "    could not be read: {} files, archives or members (listed above; each has an `unreadable` row)",
             report.not_read.len()
         );
-        for (name, reason) in report.not_read.iter().take(10) {
-            println!("      {name}: {reason}");
-        }
     }
     for (reason, n) in &s.skip_reasons {
         println!("      skipped: {reason:<14} {n:>7}");

@@ -17,11 +17,24 @@ pub struct InputFile {
     pub real: Option<PathBuf>,
 }
 
-/// One file of a shard.
+/// One file of a shard: the whole file, or a part of a big collection.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ShardFile {
     pub file: InputFile,
-    /// Only the games whose index (from 0, in the file) is in this range;
     /// `None` for the whole file.
-    pub range: Option<Range<u64>>,
+    pub part: Option<FilePart>,
+}
+
+/// A byte range of a collection file, cut at the end of a game tree: its
+/// games are those whose tree starts inside it, numbered from `first_game`,
+/// and reading it gives exactly the games (and problems) reading the whole
+/// file gives there (`verdict_rules::sgf::Reader::resume`). The file-level
+/// rows (no game, unreadable) belong to the part with `first_game` 0.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FilePart {
+    /// From the end of the tree before it (0 for the first part); the end
+    /// may lie past the end of the file.
+    pub bytes: Range<u64>,
+    /// The index, in the file, of its first game.
+    pub first_game: u64,
 }

@@ -7,9 +7,6 @@ use std::path::PathBuf;
 use verdict_rules::analyse::KomiPolicy;
 use verdict_rules::score::RuleSet;
 
-/// Default [`RunOptions::big_file_bytes`].
-pub const BIG_FILE_BYTES: u64 = 64 << 20;
-
 /// What a run is asked to do.
 #[derive(Clone, Debug)]
 pub struct RunOptions {
@@ -23,8 +20,13 @@ pub struct RunOptions {
     pub dedup: bool,
     /// Summarise every pair of rule sets, not only the headline ones.
     pub all_pairs: bool,
-    /// Files per chunk (and so per part file at most).
-    pub chunk_files: usize,
+    /// Games the engine analyses together at most (a chunk): with
+    /// `chunk_bytes`, what bounds a run's memory whatever its files.
+    pub chunk_games: usize,
+    /// Bytes of SGF per chunk at most.
+    pub chunk_bytes: usize,
+    /// Rows per part file at most (parts end at a chunk's end).
+    pub part_rows: u64,
     /// Extra komi values the summary re-scores every game at.
     pub komi_sweep: Vec<f64>,
     /// Rule sets whose verdicts are written and compared (default: all).
@@ -35,11 +37,6 @@ pub struct RunOptions {
     /// The rule set the self-check uses for records whose `RU` does not
     /// name one (`Analyser::assume_rules`).
     pub assume_rules: Option<RuleSet>,
-    /// SGF files larger than this are streamed a batch of games at a time
-    /// (memory-mapped, rows written per batch) instead of read whole and
-    /// analysed as one task: a single collection of millions of games needs
-    /// no more memory than a small one.
-    pub big_file_bytes: u64,
 }
 
 impl Default for RunOptions {
@@ -52,12 +49,13 @@ impl Default for RunOptions {
             limit: None,
             dedup: false,
             all_pairs: false,
-            chunk_files: 1024,
+            chunk_games: 4096,
+            chunk_bytes: 8 << 20,
+            part_rows: 1 << 20,
             komi_sweep: Vec::new(),
             rules: RuleSet::ALL.to_vec(),
             settle_with_result: false,
             assume_rules: None,
-            big_file_bytes: BIG_FILE_BYTES,
         }
     }
 }

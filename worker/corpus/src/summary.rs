@@ -77,6 +77,10 @@ pub struct Summary {
     /// Komi values to re-score every game at (`--komi 5.5:8.5:0.5`): each
     /// adds a `komi_sweep` row per comparison.
     pub sweep: Vec<f64>,
+    /// Where the numbers come from (verdict version, options, inputs,
+    /// times), written into `summary.json` as `provenance`; not a count, so
+    /// merging leaves it alone.
+    pub provenance: Option<serde_json::Value>,
 }
 
 impl Summary {
@@ -210,14 +214,18 @@ impl Summary {
                        "disagreements": t.disagreements, "rate": t.rate(), "ci_low": lo, "ci_high": hi, "draws": t.draws})
             })
             .collect();
-        json!({
+        let mut out = json!({
             "schema_version": version,
             "games": self.games,
             "rows_by_status": self.by_status,
             "skip_reasons": self.skip_reasons,
             "self_check": self.self_check,
             "comparisons": rows,
-        })
+        });
+        if let Some(p) = &self.provenance {
+            out["provenance"] = p.clone();
+        }
+        out
     }
 
     /// The comparison cells as table rows for `summary.parquet`.
