@@ -456,6 +456,23 @@ pub struct RunArgs {
     /// summary of a run never stopped.
     #[arg(long)]
     pub resume: bool,
+    /// Do not write OUT/report.html at the end (`verdict report OUT`
+    /// writes it later).
+    #[arg(long)]
+    pub no_report: bool,
+    /// Games analysed together at most. With --chunk-mib this bounds the
+    /// memory of a run whatever its files hold; smaller chunks use less
+    /// memory and stop sooner on Ctrl-C, larger ones spread better over
+    /// many threads.
+    #[arg(long, default_value_t = 4096, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub chunk_games: u32,
+    /// MiB of SGF text analysed together at most.
+    #[arg(long, default_value_t = 8, value_name = "MIB", value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub chunk_mib: u32,
+    /// Rows per Parquet part file at most (a part ends where a chunk does);
+    /// a stopped run resumes from its last complete part.
+    #[arg(long, default_value_t = 1 << 20, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub part_rows: u64,
     #[command(flatten)]
     pub common: CommonArgs,
 }

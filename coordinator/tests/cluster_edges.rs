@@ -273,7 +273,7 @@ fn the_published_output_stays_whole_until_the_next_job_is_complete() {
     }
     // Job 2 has not finished: job 1's output is all there, and says so.
     assert_eq!(rows(&out), published);
-    assert_eq!(summary(&out), summary(&dir.join("local")));
+    assert_eq!(counts(&out), counts(&dir.join("local")));
     let marker: Value =
         serde_json::from_slice(&std::fs::read(out.join("_SUCCESS")).unwrap()).unwrap();
     assert_eq!(marker["job"], first);
@@ -475,12 +475,12 @@ fn a_summary_larger_than_a_message_travels_in_pieces() {
     let end = wait_for_end(&addr, job, &[&w, &server]);
     assert_eq!(end["state"], "done", "{end}");
     assert_eq!(end["shards"]["total"], 1, "one shard, one summary");
-    let s = summary(&dir.join("job"));
+    let s = counts(&dir.join("job"));
     assert!(
         s["comparisons"].as_array().unwrap().len() > 80_000,
         "a big summary"
     );
-    assert_eq!(s, summary(&dir.join("local")));
+    assert_eq!(s, counts(&dir.join("local")));
     assert_clean(&dir.join("job"));
     drop(w);
     drop(server);
@@ -655,7 +655,7 @@ fn assert_same_rows(job: &Path, local: &Path, n: usize) {
     let (a, b) = (rows(job), rows(local));
     assert_eq!(a.len(), n);
     assert!(a == b, "the same rows as the local run");
-    assert_eq!(summary(job), summary(local));
+    assert_eq!(counts(job), counts(local));
 }
 
 /// Finding 8: listings come in pages, jobs can be deleted and expire, and
@@ -799,6 +799,16 @@ fn idle_metrics_connections_cost_no_cpu() {
         .strip_prefix("verdict: listening on ")
         .unwrap()
         .to_string();
+    // The metrics listener may come up just after the gRPC one: wait for
+    // it, or a loaded machine refuses the first connections.
+    let up = Instant::now();
+    while std::net::TcpStream::connect(&metrics_addr).is_err() {
+        assert!(
+            up.elapsed() < Duration::from_secs(20),
+            "no metrics listener"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
     let idle: Vec<std::net::TcpStream> = (0..300)
         .filter_map(|_| std::net::TcpStream::connect(&metrics_addr).ok())
         .collect();

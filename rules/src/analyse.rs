@@ -127,6 +127,35 @@ impl SelfCheck {
     }
 }
 
+/// A game replayed once: what the replay found and the final position,
+/// owned. Settling and counting start from it ([`Analyser::analyse_replayed`])
+/// instead of replaying again, so a corpus row that needs both the replay
+/// facts and the verdicts costs one replay.
+#[derive(Clone, Debug)]
+pub struct Replayed {
+    report: ReplayReport,
+    position: Position,
+    variant: Option<crate::dajiefang::Report>,
+}
+
+impl Replayed {
+    /// What the replay found; for a 大解放 game, the variant's report as an
+    /// ordinary one ([`crate::dajiefang::Report::as_replay_report`]).
+    pub fn report(&self) -> &ReplayReport {
+        &self.report
+    }
+
+    /// The stones on the board after the last move.
+    pub fn position(&self) -> &Position {
+        &self.position
+    }
+
+    /// All the variant replay found, for a 大解放 game.
+    pub fn variant(&self) -> Option<&crate::dajiefang::Report> {
+        self.variant.as_ref()
+    }
+}
+
 /// Everything verdict concludes about one game.
 #[derive(Clone, Debug)]
 pub struct Analysis {
@@ -276,17 +305,47 @@ impl Analyser {
         &self.counter
     }
 
-    pub fn analyse(&mut self, game: &Game<'_>, komi: KomiPolicy) -> Analysis {
-        if let Some(record) = &game.dajiefang {
-            return self.analyse_dajiefang(game, record, komi);
-        }
-        let report = self.replayer.replay(game);
-        let board = self.replayer.board();
-        let mut position = Position::empty(game.size);
-        for p in game.size.iter() {
-            if let Some(c) = board.get(p) {
-                position.set(p, Some(c));
+    /// Replays `game` once and keeps what the later stages need: the
+    /// report and the final position ([`Replayed`]).
+    pub fn replayed(&mut self, game: &Game<'_>) -> Replayed {
+        match &game.dajiefang {
+            Some(record) => {
+                let variant = self.variant.replay(game, record);
+                Replayed {
+                    report: variant.as_replay_report(to_move_after(game)),
+                    position: position_of(self.variant.board()),
+                    variant: Some(variant),
+                }
             }
+            None => Replayed {
+                report: self.replayer.replay(game),
+                position: position_of(self.replayer.board()),
+                variant: None,
+            },
+        }
+    }
+
+    /// Replays, settles and scores `game`.
+    pub fn analyse(&mut self, game: &Game<'_>, komi: KomiPolicy) -> Analysis {
+        let replayed = self.replayed(game);
+        self.analyse_replayed(game, replayed, komi)
+    }
+
+    /// Settles and scores `game` from its replay (`replayed` must be this
+    /// game's, from [`Analyser::replayed`]).
+    pub fn analyse_replayed(
+        &mut self,
+        game: &Game<'_>,
+        replayed: Replayed,
+        komi: KomiPolicy,
+    ) -> Analysis {
+        let Replayed {
+            report,
+            position,
+            variant,
+        } = replayed;
+        if let Some(variant) = variant {
+            return self.analyse_dajiefang(game, report, position, variant, komi);
         }
         let komi = match komi {
             KomiPolicy::Game => game.info.komi.points,
@@ -380,12 +439,11 @@ impl Analyser {
     fn analyse_dajiefang(
         &mut self,
         game: &Game<'_>,
-        record: &crate::dajiefang::Record,
+        report: ReplayReport,
+        position: Position,
+        variant: crate::dajiefang::Report,
         komi: KomiPolicy,
     ) -> Analysis {
-        let variant = self.variant.replay(game, record);
-        let report = variant.as_replay_report(to_move_after(game));
-        let position = position_of(self.variant.board());
         let komi = match komi {
             KomiPolicy::Game => game.info.komi.points,
             KomiPolicy::Fixed(k) => k,

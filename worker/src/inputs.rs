@@ -57,7 +57,27 @@ impl Inputs {
 /// archives [`crate::archive`] streams. Files named on the command line are
 /// read whatever their name.
 pub fn is_input_name(path: &Path) -> bool {
-    is_sgf_name(path) || crate::archive::ArchiveKind::of_path(path).is_some()
+    is_sgf_name(path)
+        || is_compressed_sgf_name(path)
+        || crate::archive::ArchiveKind::of_path(path).is_some()
+}
+
+/// Endings of one compressed SGF file (`game.sgf.gz`): the engine reads it
+/// by its first bytes, so an `xz` one is named as unreadable instead of
+/// being left aside unnoticed.
+const COMPRESSED_ENDINGS: &[&str] = &["gz", "bz2", "zst", "xz"];
+
+/// Whether a file is named as one compressed SGF file (`x.sgf.gz`,
+/// `x.sgf.bz2`, `x.sgf.zst`, `x.sgf.xz`).
+pub fn is_compressed_sgf_name(path: &Path) -> bool {
+    let compressed = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| COMPRESSED_ENDINGS.iter().any(|c| e.eq_ignore_ascii_case(c)));
+    compressed
+        && path
+            .file_stem()
+            .is_some_and(|stem| is_sgf_name(Path::new(stem)))
 }
 
 /// Whether a file looks like an SGF record by its name.
@@ -199,7 +219,8 @@ fn walk(root: &Path, meta: &std::fs::Metadata, inputs: &mut Inputs, seen: &mut S
             } else if !is_input_name(&path) {
                 inputs.unread.push(Unread {
                     path,
-                    reason: "not an .sgf file or a known archive".to_string(),
+                    reason: "not an .sgf file (plain, .gz, .bz2 or .zst) or a known archive"
+                        .to_string(),
                     duplicate: false,
                     error: false,
                 });
@@ -222,6 +243,31 @@ fn walk(root: &Path, meta: &std::fs::Metadata, inputs: &mut Inputs, seen: &mut S
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn compressed_sgf_files_are_inputs_by_name() {
+        for yes in [
+            "a.sgf",
+            "a.SGF",
+            "a.sgf.gz",
+            "b.sgf.bz2",
+            "c.Sgf.ZST",
+            "d.sgf.xz",
+            "e.tgz",
+        ] {
+            assert!(is_input_name(Path::new(yes)), "{yes}");
+        }
+        for no in [
+            "a.gz",
+            "a.txt.gz",
+            "sgf.gz",
+            "a.sgf.gz.txt",
+            "a.html",
+            "a.sgf.lz4",
+        ] {
+            assert!(!is_input_name(Path::new(no)), "{no}");
+        }
+    }
 
     #[test]
     fn walks_sorted_and_lists_what_it_skips() {

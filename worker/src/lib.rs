@@ -7,8 +7,12 @@
 //! - [`run`] is the corpus job: [`row`]s to Parquet ([`parquet_out`]) and
 //!   [`summary`] files.
 //! - [`shard`] is one piece of a distributed job: the same rows as [`run`]
-//!   for some files or a game range of one, and the summary to add up.
-//! - [`drive`] pushes every game of those files into a visitor on every core.
+//!   for some files or a byte range of one, and the summary to add up.
+//! - [`engine`] is the one way every command walks a corpus: inputs,
+//!   archives and compressed files read in order, cut into chunks bounded
+//!   by games and bytes, each analysed on every core.
+//! - [`process`] is the worker process of the cluster (lease, heartbeat,
+//!   drain), speaking gRPC through [`connect`].
 //! - [`replay`] replays every game and adds up what it saw
 //!   ([`replay::ReplayStats`]); [`check`] scores every game and compares
 //!   the record's own result ([`check::CheckStats`]); [`eval`] measures the

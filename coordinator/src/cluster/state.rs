@@ -526,7 +526,10 @@ impl Finishing {
             .collect();
         let mut manifest = self.manifest;
         manifest.insert("published_unix".into(), now_unix().into());
-        match staging.publish(&moves, &parts, &self.total, SCHEMA_VERSION, manifest) {
+        // summary.json says where its numbers come from, as a local run's does.
+        let mut total = self.total;
+        total.provenance = Some(serde_json::Value::Object(manifest.clone()));
+        match staging.publish(&moves, &parts, &total, SCHEMA_VERSION, manifest) {
             Ok(()) => Published::Done,
             Err(e) => Published::Failed(format!("cannot publish the output: {e}")),
         }

@@ -12,7 +12,7 @@ use verdict_worker::run::{run as run_corpus, Hooks, Progress, RunOptions, RunRep
 
 use crate::cli::RunArgs;
 
-/// Set by the first Ctrl-C: the run stops after its current chunk and
+/// Set by the first Ctrl-C (or SIGTERM, as a scheduler sends): the run stops after its current chunk and
 /// keeps what it did for `--resume`. A second Ctrl-C ends it at once.
 static STOP: AtomicBool = AtomicBool::new(false);
 
@@ -28,10 +28,12 @@ fn stop_on_ctrl_c() {
     // SAFETY: the handler only touches an atomic (and _exit), both
     // async-signal-safe.
     unsafe {
-        libc::signal(
-            libc::SIGINT,
-            on_interrupt as extern "C" fn(libc::c_int) as libc::sighandler_t,
-        );
+        for signal in [libc::SIGINT, libc::SIGTERM] {
+            libc::signal(
+                signal,
+                on_interrupt as extern "C" fn(libc::c_int) as libc::sighandler_t,
+            );
+        }
     }
 }
 
@@ -96,7 +98,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         all_pairs: args.analysis.all_pairs,
         komi_sweep,
         rules,
-        ..RunOptions::default()
+        chunk_games: args.chunk_games as usize,
+        chunk_bytes: (args.chunk_mib as usize) << 20,
+        part_rows: args.part_rows,
     };
     let total = found.total_bytes();
     let analysed = AtomicU64::new(0);
@@ -164,7 +168,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         );
         return Ok(ExitCode::from(130));
     }
-    super::report::after_run(&args, &report)?;
+    if !args.no_report {
+        super::report::after_run(&args, &report)?;
+    }
     if args.common.json {
         let json = report.summary.to_json(verdict_worker::row::SCHEMA_VERSION);
         println!("{}", serde_json::to_string_pretty(&json)?);

@@ -287,6 +287,14 @@ pub fn summary(out: &Path) -> Value {
     serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap()
 }
 
+/// `summary.json` bar its `provenance` (which job or run made it): what a
+/// job and the local run of the same inputs must share.
+pub fn counts(out: &Path) -> Value {
+    let mut s = summary(out);
+    s.as_object_mut().unwrap().remove("provenance");
+    s
+}
+
 /// The job's output is the local run's: the same rows (as a multiset, whole
 /// rows, so the same game_hash multiset too) and the same summary.
 pub fn assert_same_as_local(job_out: &Path, local_out: &Path) {
@@ -294,7 +302,13 @@ pub fn assert_same_as_local(job_out: &Path, local_out: &Path) {
     assert!(local.len() > 100, "{} rows", local.len());
     assert_eq!(job.len(), local.len(), "as many rows as the local run");
     assert!(job == local, "the same rows as the local run");
-    assert_eq!(summary(job_out), summary(local_out));
+    // Bar provenance: a job's says which job, a local run's which run.
+    let (mut job_summary, mut local_summary) = (summary(job_out), summary(local_out));
+    let job_provenance = job_summary.as_object_mut().unwrap().remove("provenance");
+    let local_provenance = local_summary.as_object_mut().unwrap().remove("provenance");
+    assert_eq!(job_provenance.unwrap()["kind"], "job");
+    assert_eq!(local_provenance.unwrap()["kind"], "run");
+    assert_eq!(job_summary, local_summary);
     assert!(job_out.join("summary.parquet").exists());
 }
 

@@ -387,11 +387,11 @@ impl GameRow {
         komi: KomiPolicy,
         include_unfinished: bool,
     ) -> GameRow {
-        let variant = analyser.replay_dajiefang(game);
-        let report = match &variant {
-            Some(v) => v.as_replay_report(Color::Black),
-            None => analyser.replay(game),
-        };
+        // One replay per game: the row's replay facts and, when it is
+        // scored, the verdicts come from the same `Replayed`.
+        let replayed = analyser.replayed(game);
+        let variant = replayed.variant().copied();
+        let report = *replayed.report();
         let acc = &report.accounting;
         let ends_in_stop = acc.last_stop.is_some_and(|s| s + 1 >= acc.moves);
         let four_xu = variant.is_some_and(|v| v.accounting.ended_by_four_xu());
@@ -493,7 +493,7 @@ impl GameRow {
             fill_variant(&mut row, game, v);
         }
         if score {
-            fill_scores(&mut row, &analyser.analyse(game, komi));
+            fill_scores(&mut row, &analyser.analyse_replayed(game, replayed, komi));
         }
         row
     }
