@@ -423,6 +423,24 @@ fn eval_results_checks_unmarked_games_against_their_results() {
     );
     assert!(!text.contains("right.sgf"), "{text}");
 
+    // A path that cannot be read is named, the rest measured, exit 2.
+    let missing = dir.join("no-such.sgf");
+    let partly = verdict(&[
+        "eval",
+        "results",
+        dir.to_str().unwrap(),
+        missing.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(partly.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&partly.stderr);
+    assert!(
+        err.contains("cannot read") && err.contains("no-such.sgf"),
+        "{err}"
+    );
+    let v: Value = serde_json::from_slice(&partly.stdout).unwrap();
+    assert_eq!(v["games"], 2, "{v}");
+
     if gnugo_installed() {
         let g = json(&verdict(&[
             "eval",

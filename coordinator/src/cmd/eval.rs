@@ -8,6 +8,15 @@ use verdict_worker::inputs;
 
 use crate::cli::{DeadstonesArgs, ResultsArgs};
 
+/// 2 when an input could not be read (each was named), else 0.
+fn status(unreadable: bool) -> ExitCode {
+    if unreadable {
+        ExitCode::from(2)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
 /// Worker processes for GNU Go: `threads`, or every core when 0.
 fn gnugo_processes(threads: usize) -> usize {
     if threads == 0 {
@@ -19,6 +28,9 @@ fn gnugo_processes(threads: usize) -> usize {
 
 pub fn results(args: ResultsArgs) -> anyhow::Result<ExitCode> {
     let found = inputs::discover(&args.inputs);
+    // The same error policy as run, replay and check: name what cannot
+    // be read, measure the rest, exit 2.
+    let unreadable = super::run::report_unread(&found, &[], &[]);
     if found.files.is_empty() {
         bail!("no SGF files found in the given inputs: give .sgf files, collection files or directories holding them");
     }
@@ -88,7 +100,7 @@ pub fn results(args: ResultsArgs) -> anyhow::Result<ExitCode> {
             })
             .collect();
         println!("{}", serde_json::to_string_pretty(&out)?);
-        return Ok(ExitCode::SUCCESS);
+        return Ok(status(unreadable));
     }
     println!();
     print!("  {:<26} {:>10}", "", "verdict");
@@ -142,11 +154,14 @@ pub fn results(args: ResultsArgs) -> anyhow::Result<ExitCode> {
             );
         }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(status(unreadable))
 }
 
 pub fn deadstones(args: DeadstonesArgs) -> anyhow::Result<ExitCode> {
     let found = inputs::discover(&args.inputs);
+    // The same error policy as run, replay and check: name what cannot
+    // be read, measure the rest, exit 2.
+    let unreadable = super::run::report_unread(&found, &[], &[]);
     if found.files.is_empty() {
         bail!("no SGF files found in the given inputs: give .sgf files, collection files or directories holding them");
     }
@@ -273,7 +288,7 @@ pub fn deadstones(args: DeadstonesArgs) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(status(unreadable))
 }
 
 /// Points as GTP vertices (`D4`).
