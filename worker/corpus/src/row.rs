@@ -9,7 +9,7 @@ use verdict_rules::game::{Game, HandicapSource, SkipReason};
 use verdict_rules::info::{GameResult, WinBy};
 use verdict_rules::replay::Legality;
 use verdict_rules::score::methods::count_methods;
-use verdict_rules::score::RuleSet;
+use verdict_rules::score::{RuleSet, Winner};
 use verdict_rules::settle::Layer;
 use verdict_rules::{Action, Color};
 
@@ -122,7 +122,7 @@ pub struct GameRow {
     /// Per rule set, in `RuleSet::ALL` order.
     pub margin_before_komi: Vec<Option<i64>>,
     pub margin: Vec<Option<f64>>,
-    pub winner: Vec<Option<&'static str>>,
+    pub winner: Vec<Option<Winner>>,
     /// Per rule set, the margin before komi with every doubtful chain
     /// decided the other way (None when no chain is doubtful): what bounds
     /// a rate's dependence on the settler without settling twice.
@@ -332,7 +332,12 @@ impl GameRow {
         for i in 0..RuleSet::ALL.len() {
             out.push(Int(self.margin_before_komi.get(i).copied().flatten()));
             out.push(Float(self.margin.get(i).copied().flatten()));
-            out.push(Str(self.winner.get(i).copied().flatten()));
+            out.push(Str(self
+                .winner
+                .get(i)
+                .copied()
+                .flatten()
+                .map(Winner::as_str)));
             out.push(Int(self
                 .margin_before_komi_flipped
                 .get(i)
@@ -583,7 +588,7 @@ fn fill_scores(row: &mut GameRow, a: &Analysis) {
         .collect();
     row.winner = RuleSet::ALL
         .iter()
-        .map(|r| of(r).map(|v| v.winner.as_str()))
+        .map(|r| of(r).map(|v| v.winner))
         .collect();
     row.self_check_status = Some(a.self_check.status());
     row.self_check_rule_set = match a.self_check {

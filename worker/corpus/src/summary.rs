@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use verdict_rules::score::RuleSet;
+use verdict_rules::score::{RuleSet, Winner};
 
 use crate::row::{Cell, GameRow, Kind};
 
@@ -137,7 +137,7 @@ impl Summary {
                     let m = before as f64
                         - k
                         - r.handicap_bonus(row.handicap.unwrap_or(0) as u8) as f64;
-                    Some(verdict_rules::score::Winner::of_margin(m))
+                    Some(Winner::of_margin(m))
                 };
                 let (Some(xa), Some(xb)) = (winner(ia, a), winner(ib, b)) else {
                     continue;
@@ -150,9 +150,7 @@ impl Summary {
                 if xa != xb {
                     t.disagreements += 1;
                 }
-                if xa == verdict_rules::score::Winner::Draw
-                    || xb == verdict_rules::score::Winner::Draw
-                {
+                if xa == Winner::Draw || xb == Winner::Draw {
                     t.draws += 1;
                 }
             }
@@ -165,7 +163,7 @@ impl Summary {
                 if wa != wb {
                     t.disagreements += 1;
                 }
-                if wa == "draw" || wb == "draw" {
+                if wa == Winner::Draw || wb == Winner::Draw {
                     t.draws += 1;
                 }
             }
