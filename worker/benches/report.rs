@@ -13,10 +13,10 @@
 use std::path::Path;
 use std::time::Instant;
 
+use verdict_lab::synth::{write_corpus, SynthOptions};
 use verdict_worker::inputs::discover;
 use verdict_worker::report::{write_report, ReportOptions};
 use verdict_worker::run::{run, RunOptions};
-use verdict_worker::synth::{write_corpus, SynthOptions};
 
 const BUDGET_SECONDS: f64 = 5.0;
 const BUDGET_BYTES: u64 = 5 * 1024 * 1024;

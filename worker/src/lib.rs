@@ -3,7 +3,6 @@
 //! Brief overview:
 //! - [`inputs`] turns the paths a user gives into a sorted list of files,
 //!   listing what it will not read instead of failing on it.
-//! - [`synth`] generates complete games by self-play, for demos and tests.
 //! - [`run`] is the corpus job: [`row`]s to Parquet ([`parquet_out`]) and
 //!   [`summary`] files.
 //! - [`shard`] is one piece of a distributed job: the same rows as [`run`]
@@ -43,4 +42,3 @@ pub mod replay;
 pub mod report;
 pub mod run;
 pub mod shard;
-pub mod synth;

@@ -641,9 +641,9 @@ fn analyse_into(
 mod tests {
     use super::*;
     use crate::inputs::discover;
-    use crate::synth::{write_corpus, SynthOptions};
     use arrow_array::{Array, Int64Array, StringArray};
     use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    use verdict_lab::synth::{write_corpus, SynthOptions};
 
     /// (source, game_index, game_hash) of every row of a run's parts.
     fn identities(parts: &[PathBuf]) -> Vec<(String, i64, String)> {

@@ -133,7 +133,7 @@ pub fn run_shard(
 mod tests {
     use super::*;
     use crate::inputs::discover;
-    use crate::synth::{write_corpus, SynthOptions};
+    use verdict_lab::synth::{write_corpus, SynthOptions};
 
     fn temp(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!("verdict-shard-{name}-{}", std::process::id()));

@@ -3,10 +3,10 @@
 use std::process::ExitCode;
 
 use anyhow::Context;
+use verdict_lab::synth::{write_corpus, SynthOptions};
 use verdict_rules::analyse::KomiPolicy;
 use verdict_worker::inputs;
 use verdict_worker::run::{run as run_corpus, RunOptions};
-use verdict_worker::synth::{write_corpus, SynthOptions};
 
 use crate::cli::DemoArgs;
 

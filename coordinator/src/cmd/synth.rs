@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use anyhow::Context;
-use verdict_worker::synth::{write_corpus, SynthOptions, SynthSummary};
+use verdict_lab::synth::{write_corpus, SynthOptions, SynthSummary};
 
 use crate::cli::{SynthArgs, Variant};
 

@@ -3,12 +3,12 @@
 //! misses), the promised mix, seki and open dame.
 
 use rayon::prelude::*;
+use verdict_lab::synth::{game_sgf, game_spec, write_corpus, Ending, SynthOptions};
 use verdict_rules::analyse::{Analyser, KomiPolicy, SelfCheck};
 use verdict_rules::game::Game;
 use verdict_rules::replay::Legality;
 use verdict_rules::sgf::Reader;
 use verdict_rules::Action;
-use verdict_worker::synth::{game_sgf, game_spec, write_corpus, Ending, SynthOptions};
 
 const GAMES: usize = 500;
 
