@@ -152,30 +152,38 @@ impl From<&Summary> for v1::ShardSummary {
     }
 }
 
+impl From<&v1::ShardSummary> for Summary {
+    /// The counts of a shard's summary (no pairs or sweep: a summary to
+    /// [`Summary::merge`] into a job's).
+    fn from(s: &v1::ShardSummary) -> Self {
+        let mut part = Summary {
+            games: s.games,
+            ..Summary::default()
+        };
+        for (mine, theirs) in [
+            (&mut part.by_status, &s.by_status),
+            (&mut part.skip_reasons, &s.skip_reasons),
+            (&mut part.self_check, &s.self_check),
+        ] {
+            mine.extend(theirs.iter().map(|(k, v)| (k.clone(), *v)));
+        }
+        for c in &s.cells {
+            part.cells.insert(
+                (c.comparison.clone(), c.dimension.clone(), c.value.clone()),
+                Tally {
+                    scorable: c.scorable,
+                    disagreements: c.disagreements,
+                    draws: c.draws,
+                },
+            );
+        }
+        part
+    }
+}
+
 /// Adds the counts of a shard's summary to `total`.
 pub fn add_summary(total: &mut Summary, s: &v1::ShardSummary) {
-    let mut part = Summary {
-        games: s.games,
-        ..Summary::default()
-    };
-    for (mine, theirs) in [
-        (&mut part.by_status, &s.by_status),
-        (&mut part.skip_reasons, &s.skip_reasons),
-        (&mut part.self_check, &s.self_check),
-    ] {
-        mine.extend(theirs.iter().map(|(k, v)| (k.clone(), *v)));
-    }
-    for c in &s.cells {
-        part.cells.insert(
-            (c.comparison.clone(), c.dimension.clone(), c.value.clone()),
-            Tally {
-                scorable: c.scorable,
-                disagreements: c.disagreements,
-                draws: c.draws,
-            },
-        );
-    }
-    total.merge(&part);
+    total.merge(&Summary::from(s));
 }
 
 impl From<&ShardFile> for v1::ShardFile {

@@ -9,9 +9,8 @@
 
 use std::path::{Path, PathBuf};
 
-use verdict_proto::v1;
 use verdict_worker::archive::ArchiveKind;
-use verdict_worker::engine::FilePart;
+use verdict_worker::engine::{FilePart, ShardFile};
 use verdict_worker::inputs::{discover, InputFile};
 
 use super::auth::Roots;
@@ -24,7 +23,7 @@ pub const MAX_SHARDS: usize = 1_000_000;
 /// A job's shards, each a list of files (with game ranges for split files).
 #[derive(Debug, Default)]
 pub struct Plan {
-    pub shards: Vec<Vec<v1::ShardFile>>,
+    pub shards: Vec<Vec<ShardFile>>,
     pub bytes_total: u64,
 }
 
@@ -41,18 +40,15 @@ pub enum PlanError {
     TooMany(usize),
 }
 
-fn wire(file: &InputFile, real: &Path, part: Option<&FilePart>) -> v1::ShardFile {
-    v1::ShardFile {
-        path: file.path.display().to_string(),
-        root: file.root.display().to_string(),
-        len: file.len,
-        range: None,
-        part: part.map(|p| v1::FilePart {
-            byte_start: p.bytes.start,
-            byte_end: p.bytes.end,
-            first_game: p.first_game,
-        }),
-        real: real.display().to_string(),
+/// A file of a shard (a part of it, for a split collection), with the path
+/// it resolved to.
+fn shard_file(file: &InputFile, real: &Path, part: Option<&FilePart>) -> ShardFile {
+    ShardFile {
+        file: InputFile {
+            real: Some(real.to_path_buf()),
+            ..file.clone()
+        },
+        part: part.cloned(),
     }
 }
 
@@ -83,7 +79,7 @@ pub fn plan(inputs: &[PathBuf], shard_bytes: u64, roots: &Roots) -> Result<Plan,
         bytes_total: found.total_bytes(),
         ..Plan::default()
     };
-    let mut current: Vec<v1::ShardFile> = Vec::new();
+    let mut current: Vec<ShardFile> = Vec::new();
     let mut current_bytes = 0;
     for file in &found.files {
         let real = roots
@@ -103,7 +99,7 @@ pub fn plan(inputs: &[PathBuf], shard_bytes: u64, roots: &Roots) -> Result<Plan,
             })?;
             if let Some(parts) = parts {
                 for p in &parts {
-                    plan.shards.push(vec![wire(file, &real, Some(p))]);
+                    plan.shards.push(vec![shard_file(file, &real, Some(p))]);
                 }
                 if plan.shards.len() > MAX_SHARDS {
                     return Err(PlanError::TooMany(plan.shards.len()));
@@ -117,7 +113,7 @@ pub fn plan(inputs: &[PathBuf], shard_bytes: u64, roots: &Roots) -> Result<Plan,
             plan.shards.push(std::mem::take(&mut current));
             current_bytes = 0;
         }
-        current.push(wire(file, &real, None));
+        current.push(shard_file(file, &real, None));
         current_bytes += file.len;
         if plan.shards.len() > MAX_SHARDS {
             return Err(PlanError::TooMany(plan.shards.len()));
@@ -158,8 +154,8 @@ mod tests {
         let parts: Vec<(u64, u64, u64)> = plan.shards[2..6]
             .iter()
             .map(|s| {
-                let p = s[0].part.unwrap();
-                (p.byte_start, p.byte_end, p.first_game)
+                let p = s[0].part.as_ref().unwrap();
+                (p.bytes.start, p.bytes.end, p.first_game)
             })
             .collect();
         assert_eq!(
