@@ -283,8 +283,16 @@ pub fn rows(out: &Path) -> Vec<String> {
     rows
 }
 
+/// A run's `summary.json`, without its `provenance` (what a run records
+/// about itself: a local run's times and command, which a job's summary
+/// does not carry), so that outputs compare by their counts.
 pub fn summary(out: &Path) -> Value {
-    serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap()
+    let mut s: Value =
+        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    if let Some(o) = s.as_object_mut() {
+        o.remove("provenance");
+    }
+    s
 }
 
 /// The job's output is the local run's: the same rows (as a multiset, whole
