@@ -2,10 +2,10 @@
 //!
 //! Files are taken in the order `verdict run` takes them and packed into
 //! shards of about `shard_bytes`. A plain SGF file larger than a shard is
-//! split by game ranges: its games are counted here (a parse, no replay),
-//! and each range is a shard of its own. The last range is open-ended, so a
-//! file that has grown or was counted short loses no game. Archives are
-//! streams and are never split.
+//! cut into parts at tree ends ([`verdict_worker::engine::cut`]: a parse,
+//! no replay), and each part, a byte range, is a shard of its own. The last
+//! part is open-ended, so a file that has grown loses no game. Archives are
+//! streams, and compressed files are read whole: neither is split.
 
 use std::path::{Path, PathBuf};
 
@@ -20,7 +20,7 @@ pub const MAX_FILES_PER_SHARD: usize = 2000;
 /// At most this many shards in one job.
 pub const MAX_SHARDS: usize = 1_000_000;
 
-/// A job's shards, each a list of files (with game ranges for split files).
+/// A job's shards, each a list of files (with byte ranges for split files).
 #[derive(Debug, Default)]
 pub struct Plan {
     pub shards: Vec<Vec<ShardFile>>,
