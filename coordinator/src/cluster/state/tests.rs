@@ -757,3 +757,40 @@ async fn a_store_that_cannot_write_refuses_changes_until_it_recovers() {
     assert!(c.heartbeat(held.lease_id, 1));
     assert!(c.acquire(w).unwrap().is_some());
 }
+
+#[tokio::test]
+async fn a_shard_whose_stored_files_cannot_run_fails_at_load() {
+    let f = Fixture::new("unreadable");
+    let clock = Arc::new(FakeClock::new());
+    let store = MemoryStore::new(9);
+    let job = {
+        let c = f.on(f.config(1_000, 3), &store, &clock);
+        c.submit(f.request()).await.unwrap()
+    };
+    // As a state file written before byte-range parts would load.
+    let mut loaded = store.load();
+    let shard = &mut loaded.jobs[0].shards[1];
+    shard.files.clear();
+    shard.unreadable = Some("a game range 0..9 (protocol 1)".into());
+    let c = Coordinator::with_clock(
+        f.config(1_000, 3),
+        Arc::new(store.clone()),
+        loaded,
+        clock.clone(),
+    )
+    .unwrap();
+    let now = c.get(job.id).unwrap();
+    assert_eq!((now.shards_failed, now.shards_pending), (1, 2), "{now:?}");
+    assert_eq!(now.failures[0].shard, 1);
+    assert!(now.failures[0].reason.contains("protocol 1"), "{now:?}");
+    assert_eq!(stored(&store, job.id, 1).state, "failed", "and stored so");
+    // The others run; the job then ends without publishing.
+    let w = c.register("w").unwrap();
+    for _ in 0..2 {
+        let l = acquire(&c, w);
+        assert_ne!(l.shard, 1);
+        finish_shard(&c, &l, 1).await;
+    }
+    let end = ended(&c, job.id).await;
+    assert_eq!(end.state, v1::JobState::DoneWithFailures as i32, "{end:?}");
+}

@@ -717,4 +717,141 @@ mod tests {
         );
         let _ = std::fs::remove_dir_all(&dir);
     }
+
+    #[tokio::test]
+    async fn specs_files_and_summaries_survive_the_state_file() {
+        use verdict_rules::analyse::KomiPolicy;
+        use verdict_rules::score::RuleSet;
+        use verdict_worker::engine::FilePart;
+        use verdict_worker::inputs::InputFile;
+        use verdict_worker::run::RunOptions;
+        use verdict_worker::summary::Tally;
+
+        let dir = temp("domain");
+        let path = dir.join("state.db");
+        let spec = JobSpec {
+            inputs: vec!["/in/a".into(), "/in/b.sgf".into()],
+            out: "/out".into(),
+            options: RunOptions {
+                out: PathBuf::from("/out"),
+                komi: KomiPolicy::Fixed(7.5),
+                all_pairs: true,
+                komi_sweep: vec![6.5, 7.0],
+                rules: vec![RuleSet::JpdA, RuleSet::Chinese],
+                assume_rules: Some(RuleSet::Japanese),
+                ..RunOptions::default()
+            },
+            shard_bytes: 1234,
+            label: "label".into(),
+        };
+        let file = |part: Option<FilePart>| ShardFile {
+            file: InputFile {
+                path: PathBuf::from("/in/b.sgf"),
+                len: 99,
+                root: PathBuf::from("/in"),
+                real: Some(PathBuf::from("/real/b.sgf")),
+            },
+            part,
+        };
+        let files = vec![
+            file(None),
+            file(Some(FilePart {
+                bytes: 40..u64::MAX,
+                first_game: 3,
+            })),
+        ];
+        let mut summary = Summary {
+            games: 5,
+            ..Summary::default()
+        };
+        summary.by_status.insert("scored".into(), 4);
+        summary.cells.insert(
+            ("jpd_a_vs_jpd_b".into(), "all".into(), "all".into()),
+            Tally {
+                scorable: 4,
+                disagreements: 1,
+                draws: 0,
+            },
+        );
+        {
+            let (store, _) = SqliteStore::open(&path).unwrap();
+            let shard = ShardRow {
+                shard: 0,
+                files: files.clone(),
+                state: "pending".into(),
+                attempts: 0,
+                lease: None,
+                worker: None,
+                summary: None,
+                error: None,
+                issued: Vec::new(),
+                unreadable: None,
+            };
+            store.write(Op::InsertJob(Box::new(JobRow {
+                id: 1,
+                spec: spec.clone(),
+                state: "running".into(),
+                created: 10,
+                finished: 0,
+                error: String::new(),
+                bytes_total: 99,
+                lease_expiries: 0,
+                shards: vec![shard],
+            })));
+            store
+                .write_durable(Op::ShardDone {
+                    job: 1,
+                    shard: 0,
+                    lease: 42,
+                    summary: Box::new(summary.clone()),
+                })
+                .committed()
+                .await
+                .unwrap();
+            assert_eq!(store.read_summaries(1, &[0]).unwrap(), [summary.clone()]);
+        }
+        let (_store, loaded) = SqliteStore::open(&path).unwrap();
+        let job = &loaded.jobs[0];
+        assert_eq!(format!("{:?}", job.spec), format!("{spec:?}"));
+        let shard = &job.shards[0];
+        assert_eq!(shard.files, files);
+        assert_eq!(shard.summary.as_ref(), Some(&summary));
+        assert_eq!((shard.state.as_str(), shard.lease), ("done", Some(42)));
+        assert!(shard.unreadable.is_none());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_stored_game_range_of_protocol_1_is_loaded_as_unreadable() {
+        let dir = temp("range");
+        let path = dir.join("state.db");
+        let files = v1::ShardFiles {
+            files: vec![v1::ShardFile {
+                path: "/in/a.sgf".into(),
+                range: Some(v1::GameRange { first: 0, last: 9 }),
+                ..Default::default()
+            }],
+        }
+        .encode_to_vec();
+        {
+            let (_store, _) = SqliteStore::open(&path).unwrap();
+            let conn = Connection::open(&path).unwrap();
+            conn.execute(
+                "INSERT INTO jobs (id, spec, state, created) VALUES (1, x'', 'running', 0)",
+                [],
+            )
+            .unwrap();
+            conn.execute(
+                "INSERT INTO shards (job, shard, files, state) VALUES (1, 0, ?1, 'pending')",
+                [files],
+            )
+            .unwrap();
+        }
+        let (_store, loaded) = SqliteStore::open(&path).unwrap();
+        let shard = &loaded.jobs[0].shards[0];
+        assert!(shard.files.is_empty());
+        let why = shard.unreadable.as_deref().unwrap();
+        assert!(why.contains("protocol 1"), "{why}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
