@@ -13,7 +13,7 @@ use verdict_worker::archive::ArchiveKind;
 use verdict_worker::engine::{FilePart, ShardFile};
 use verdict_worker::inputs::{discover, InputFile};
 
-use super::auth::Roots;
+use super::auth::{PathError, Roots};
 
 /// At most this many files in one shard, so a lease stays a small message.
 pub const MAX_FILES_PER_SHARD: usize = 2000;
@@ -34,8 +34,8 @@ pub enum PlanError {
     Unreadable { path: String, reason: String },
     #[error("no SGF files found in the inputs")]
     Empty,
-    #[error("{0}")]
-    Outside(String),
+    #[error(transparent)]
+    Outside(#[from] PathError),
     #[error("the inputs make {0} shards, more than {MAX_SHARDS}: give a larger shard size")]
     TooMany(usize),
 }
@@ -82,9 +82,7 @@ pub fn plan(inputs: &[PathBuf], shard_bytes: u64, roots: &Roots) -> Result<Plan,
     let mut current: Vec<ShardFile> = Vec::new();
     let mut current_bytes = 0;
     for file in &found.files {
-        let real = roots
-            .resolve_existing(&file.path)
-            .map_err(PlanError::Outside)?;
+        let real = roots.resolve_existing(&file.path)?;
         if file.len > shard_bytes && ArchiveKind::of_path(&file.path).is_none() {
             // Cut at tree ends: each shard reads only its byte range.
             let opened = InputFile {

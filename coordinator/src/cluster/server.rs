@@ -34,6 +34,7 @@ impl From<StateError> for Status {
         let message = e.to_string();
         match e {
             StateError::BadRequest(_)
+            | StateError::Path(_)
             | StateError::Options(_)
             | StateError::Plan(_)
             | StateError::Output(_) => Status::invalid_argument(message),
@@ -323,7 +324,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
     } else {
         args.allow_roots.clone()
     };
-    let roots = Roots::new(&roots).map_err(anyhow::Error::msg)?;
+    let roots = Roots::new(&roots)?;
     let token = super::args::token(args.token.as_deref(), args.token_file.as_deref())?;
     if token.is_none() {
         tracing::warn!("no --token: any client that can reach the port may submit jobs");

@@ -7,16 +7,20 @@ use std::path::PathBuf;
 use verdict_proto::ConvertError;
 use verdict_worker::publish::OutError;
 
-use super::super::auth::shown;
+use super::super::auth::{shown, PathError};
 use super::super::plan::PlanError;
 
 /// Why a request was refused.
 #[derive(Debug, thiserror::Error)]
 pub enum StateError {
-    /// A request over a limit, naming nothing, or naming paths outside the
-    /// roots (`INVALID_ARGUMENT`).
+    /// A request over a limit, naming nothing, or an output folder that
+    /// holds an input (`INVALID_ARGUMENT`).
     #[error("{0}")]
     BadRequest(String),
+    /// A path that is relative, unreadable or outside the roots
+    /// (`INVALID_ARGUMENT`).
+    #[error(transparent)]
+    Path(#[from] PathError),
     /// Analysis options that do not parse (`INVALID_ARGUMENT`).
     #[error(transparent)]
     Options(#[from] ConvertError),

@@ -84,12 +84,12 @@ impl Coordinator {
         let roots = self.config.roots.clone();
         let mut inputs: Vec<PathBuf> = Vec::with_capacity(req.inputs.len());
         for p in &req.inputs {
-            let resolved = roots.resolve_existing(Path::new(p)).map_err(bad)?;
+            let resolved = roots.resolve_existing(Path::new(p))?;
             if !inputs.contains(&resolved) {
                 inputs.push(resolved);
             }
         }
-        let out = roots.resolve_new(Path::new(&req.out)).map_err(bad)?;
+        let out = roots.resolve_new(Path::new(&req.out))?;
         if let Some(i) = inputs.iter().find(|i| i.starts_with(&out)) {
             return Err(bad(format!(
                 "the output folder {} holds the input {}: write the output elsewhere",
