@@ -17,8 +17,10 @@ use verdict_rules::score::RuleSet;
 /// Bumped when workers and coordinators of different builds must not talk
 /// (a change in what a field means, not a field added). Version 2: parts are
 /// written into the job's staging folder under the lease's name
-/// (`Lease.staging`), not into `out/games`.
-pub const PROTOCOL_VERSION: u32 = 2;
+/// (`Lease.staging`), not into `out/games`. Version 3: a split file is a
+/// byte range (`ShardFile.part`), not a game range; a version-2 worker would
+/// ignore the part and read the whole file, counting its games twice.
+pub const PROTOCOL_VERSION: u32 = 3;
 
 /// Generated code of the `verdict.v1` package.
 pub mod v1 {
@@ -35,7 +37,7 @@ pub enum ConvertError {
     BadKomi(String),
     #[error("byte range {start}..{end} of a file is empty")]
     EmptyPart { start: u64, end: u64 },
-    #[error("a game range {first}..{last} (protocol 1): run the same verdict version on the coordinator and the workers")]
+    #[error("a game range {first}..{last} (protocol 2 and before): run the same verdict version on the coordinator and the workers")]
     GameRange { first: u64, last: u64 },
 }
 
@@ -152,30 +154,38 @@ impl From<&Summary> for v1::ShardSummary {
     }
 }
 
+impl From<&v1::ShardSummary> for Summary {
+    /// The counts of a shard's summary (no pairs or sweep: a summary to
+    /// [`Summary::merge`] into a job's).
+    fn from(s: &v1::ShardSummary) -> Self {
+        let mut part = Summary {
+            games: s.games,
+            ..Summary::default()
+        };
+        for (mine, theirs) in [
+            (&mut part.by_status, &s.by_status),
+            (&mut part.skip_reasons, &s.skip_reasons),
+            (&mut part.self_check, &s.self_check),
+        ] {
+            mine.extend(theirs.iter().map(|(k, v)| (k.clone(), *v)));
+        }
+        for c in &s.cells {
+            part.cells.insert(
+                (c.comparison.clone(), c.dimension.clone(), c.value.clone()),
+                Tally {
+                    scorable: c.scorable,
+                    disagreements: c.disagreements,
+                    draws: c.draws,
+                },
+            );
+        }
+        part
+    }
+}
+
 /// Adds the counts of a shard's summary to `total`.
 pub fn add_summary(total: &mut Summary, s: &v1::ShardSummary) {
-    let mut part = Summary {
-        games: s.games,
-        ..Summary::default()
-    };
-    for (mine, theirs) in [
-        (&mut part.by_status, &s.by_status),
-        (&mut part.skip_reasons, &s.skip_reasons),
-        (&mut part.self_check, &s.self_check),
-    ] {
-        mine.extend(theirs.iter().map(|(k, v)| (k.clone(), *v)));
-    }
-    for c in &s.cells {
-        part.cells.insert(
-            (c.comparison.clone(), c.dimension.clone(), c.value.clone()),
-            Tally {
-                scorable: c.scorable,
-                disagreements: c.disagreements,
-                draws: c.draws,
-            },
-        );
-    }
-    total.merge(&part);
+    total.merge(&Summary::from(s));
 }
 
 impl From<&ShardFile> for v1::ShardFile {

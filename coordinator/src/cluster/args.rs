@@ -98,7 +98,7 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = 3, value_name = "N")]
     pub max_attempts: u32,
     /// Default target shard size in bytes (collection files larger than a
-    /// shard are split by game ranges).
+    /// shard are cut into byte ranges at game ends).
     #[arg(long, default_value_t = 64 << 20, value_name = "BYTES")]
     pub shard_bytes: u64,
     /// Forget ended jobs this many hours after they end (their output

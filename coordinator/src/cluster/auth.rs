@@ -5,6 +5,33 @@ use std::sync::Arc;
 
 use tonic::{Request, Status};
 
+/// Why a path is refused. Messages name the path (cut to a few hundred
+/// characters) and say why.
+#[derive(Debug, thiserror::Error)]
+pub enum PathError {
+    #[error("allowed root {}: {error}", .root.display())]
+    Root {
+        root: PathBuf,
+        error: std::io::Error,
+    },
+    /// A request names absolute paths: a relative one would mean whatever
+    /// the coordinator's working folder is.
+    #[error("{} is not an absolute path", shown(.path))]
+    Relative { path: PathBuf },
+    #[error("cannot read {}: {error}", shown(.path))]
+    Unreadable {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    #[error("cannot resolve {}: {error}", shown(.path))]
+    Unresolvable {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    #[error("{} is outside the allowed roots ({})", shown(.path), .roots.join(", "))]
+    Outside { path: PathBuf, roots: Vec<String> },
+}
+
 /// The folders a job's inputs and output must lie under, canonical.
 #[derive(Debug, Clone)]
 pub struct Roots(Arc<Vec<PathBuf>>);
@@ -12,13 +39,13 @@ pub struct Roots(Arc<Vec<PathBuf>>);
 impl Roots {
     /// # Errors
     /// A root that does not exist (it is resolved once, at start).
-    pub fn new(roots: &[PathBuf]) -> Result<Roots, String> {
+    pub fn new(roots: &[PathBuf]) -> Result<Roots, PathError> {
         let mut out = Vec::new();
         for r in roots {
-            out.push(
-                r.canonicalize()
-                    .map_err(|e| format!("allowed root {}: {e}", r.display()))?,
-            );
+            out.push(r.canonicalize().map_err(|error| PathError::Root {
+                root: r.clone(),
+                error,
+            })?);
         }
         Ok(Roots(Arc::new(out)))
     }
@@ -31,13 +58,13 @@ impl Roots {
         self.0.iter().any(|r| canonical.starts_with(r))
     }
 
-    /// A request names absolute paths: a relative one would mean whatever
-    /// the coordinator's working folder is.
-    fn absolute(path: &Path) -> Result<(), String> {
+    fn absolute(path: &Path) -> Result<(), PathError> {
         if path.is_absolute() {
             Ok(())
         } else {
-            Err(format!("{} is not an absolute path", shown(path)))
+            Err(PathError::Relative {
+                path: path.to_path_buf(),
+            })
         }
     }
 
@@ -45,12 +72,13 @@ impl Roots {
     /// them) and checks that what it leads to is inside a root.
     ///
     /// # Errors
-    /// A message naming the path and why it is refused.
-    pub fn resolve_existing(&self, path: &Path) -> Result<PathBuf, String> {
+    /// The path is relative, cannot be read, or leads outside the roots.
+    pub fn resolve_existing(&self, path: &Path) -> Result<PathBuf, PathError> {
         Self::absolute(path)?;
-        let canonical = path
-            .canonicalize()
-            .map_err(|e| format!("cannot read {}: {e}", shown(path)))?;
+        let canonical = path.canonicalize().map_err(|error| PathError::Unreadable {
+            path: path.to_path_buf(),
+            error,
+        })?;
         if self.inside(&canonical) {
             Ok(canonical)
         } else {
@@ -64,11 +92,14 @@ impl Roots {
     /// result is inside a root.
     ///
     /// # Errors
-    /// A message naming the path and why it is refused.
-    pub fn resolve_new(&self, path: &Path) -> Result<PathBuf, String> {
+    /// The path is relative, cannot be resolved, or leads outside the roots.
+    pub fn resolve_new(&self, path: &Path) -> Result<PathBuf, PathError> {
         Self::absolute(path)?;
-        let resolved = verdict_worker::confined::resolve(path)
-            .map_err(|e| format!("cannot resolve {}: {e}", shown(path)))?;
+        let resolved =
+            verdict_worker::confined::resolve(path).map_err(|error| PathError::Unresolvable {
+                path: path.to_path_buf(),
+                error,
+            })?;
         if self.inside(&resolved) {
             Ok(resolved)
         } else {
@@ -76,13 +107,11 @@ impl Roots {
         }
     }
 
-    fn outside(&self, path: &Path) -> String {
-        let roots: Vec<String> = self.0.iter().map(|r| r.display().to_string()).collect();
-        format!(
-            "{} is outside the allowed roots ({})",
-            shown(path),
-            roots.join(", ")
-        )
+    fn outside(&self, path: &Path) -> PathError {
+        PathError::Outside {
+            path: path.to_path_buf(),
+            roots: self.0.iter().map(|r| r.display().to_string()).collect(),
+        }
     }
 }
 
@@ -171,14 +200,19 @@ mod tests {
             .resolve_existing(&dir.join("in/../in/../x"))
             .unwrap_err();
         assert!(
-            escape.contains("cannot read") || escape.contains("outside"),
+            matches!(
+                escape,
+                PathError::Unreadable { .. } | PathError::Outside { .. }
+            ),
             "{escape}"
         );
-        assert!(roots
-            .resolve_new(&dir.join("in/../out"))
-            .unwrap_err()
-            .contains("outside"));
-        assert!(roots.resolve_new(Path::new("relative")).is_err());
+        let out = roots.resolve_new(&dir.join("in/../out")).unwrap_err();
+        assert!(matches!(out, PathError::Outside { .. }), "{out}");
+        assert!(out.to_string().contains("outside the allowed roots"));
+        assert!(matches!(
+            roots.resolve_new(Path::new("relative")),
+            Err(PathError::Relative { .. })
+        ));
         #[cfg(unix)]
         {
             let link = dir.join("in/link");
@@ -188,7 +222,7 @@ mod tests {
             assert!(roots.resolve_new(&link.join("x")).is_err());
         }
         let long = format!("/{}", "x".repeat(5000));
-        let said = roots.resolve_new(Path::new(&long)).unwrap_err();
+        let said = roots.resolve_new(Path::new(&long)).unwrap_err().to_string();
         assert!(said.len() < 400, "{said}");
         let _ = std::fs::remove_dir_all(&dir);
     }

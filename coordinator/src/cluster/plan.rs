@@ -2,29 +2,28 @@
 //!
 //! Files are taken in the order `verdict run` takes them and packed into
 //! shards of about `shard_bytes`. A plain SGF file larger than a shard is
-//! split by game ranges: its games are counted here (a parse, no replay),
-//! and each range is a shard of its own. The last range is open-ended, so a
-//! file that has grown or was counted short loses no game. Archives are
-//! streams and are never split.
+//! cut into parts at tree ends ([`verdict_worker::engine::cut`]: a parse,
+//! no replay), and each part, a byte range, is a shard of its own. The last
+//! part is open-ended, so a file that has grown loses no game. Archives are
+//! streams, and compressed files are read whole: neither is split.
 
 use std::path::{Path, PathBuf};
 
-use verdict_proto::v1;
 use verdict_worker::archive::ArchiveKind;
-use verdict_worker::engine::FilePart;
+use verdict_worker::engine::{FilePart, ShardFile};
 use verdict_worker::inputs::{discover, InputFile};
 
-use super::auth::Roots;
+use super::auth::{PathError, Roots};
 
 /// At most this many files in one shard, so a lease stays a small message.
 pub const MAX_FILES_PER_SHARD: usize = 2000;
 /// At most this many shards in one job.
 pub const MAX_SHARDS: usize = 1_000_000;
 
-/// A job's shards, each a list of files (with game ranges for split files).
+/// A job's shards, each a list of files (with byte ranges for split files).
 #[derive(Debug, Default)]
 pub struct Plan {
-    pub shards: Vec<Vec<v1::ShardFile>>,
+    pub shards: Vec<Vec<ShardFile>>,
     pub bytes_total: u64,
 }
 
@@ -35,24 +34,21 @@ pub enum PlanError {
     Unreadable { path: String, reason: String },
     #[error("no SGF files found in the inputs")]
     Empty,
-    #[error("{0}")]
-    Outside(String),
+    #[error(transparent)]
+    Outside(#[from] PathError),
     #[error("the inputs make {0} shards, more than {MAX_SHARDS}: give a larger shard size")]
     TooMany(usize),
 }
 
-fn wire(file: &InputFile, real: &Path, part: Option<&FilePart>) -> v1::ShardFile {
-    v1::ShardFile {
-        path: file.path.display().to_string(),
-        root: file.root.display().to_string(),
-        len: file.len,
-        range: None,
-        part: part.map(|p| v1::FilePart {
-            byte_start: p.bytes.start,
-            byte_end: p.bytes.end,
-            first_game: p.first_game,
-        }),
-        real: real.display().to_string(),
+/// A file of a shard (a part of it, for a split collection), with the path
+/// it resolved to.
+fn shard_file(file: &InputFile, real: &Path, part: Option<&FilePart>) -> ShardFile {
+    ShardFile {
+        file: InputFile {
+            real: Some(real.to_path_buf()),
+            ..file.clone()
+        },
+        part: part.cloned(),
     }
 }
 
@@ -83,12 +79,10 @@ pub fn plan(inputs: &[PathBuf], shard_bytes: u64, roots: &Roots) -> Result<Plan,
         bytes_total: found.total_bytes(),
         ..Plan::default()
     };
-    let mut current: Vec<v1::ShardFile> = Vec::new();
+    let mut current: Vec<ShardFile> = Vec::new();
     let mut current_bytes = 0;
     for file in &found.files {
-        let real = roots
-            .resolve_existing(&file.path)
-            .map_err(PlanError::Outside)?;
+        let real = roots.resolve_existing(&file.path)?;
         if file.len > shard_bytes && ArchiveKind::of_path(&file.path).is_none() {
             // Cut at tree ends: each shard reads only its byte range.
             let opened = InputFile {
@@ -103,7 +97,7 @@ pub fn plan(inputs: &[PathBuf], shard_bytes: u64, roots: &Roots) -> Result<Plan,
             })?;
             if let Some(parts) = parts {
                 for p in &parts {
-                    plan.shards.push(vec![wire(file, &real, Some(p))]);
+                    plan.shards.push(vec![shard_file(file, &real, Some(p))]);
                 }
                 if plan.shards.len() > MAX_SHARDS {
                     return Err(PlanError::TooMany(plan.shards.len()));
@@ -117,7 +111,7 @@ pub fn plan(inputs: &[PathBuf], shard_bytes: u64, roots: &Roots) -> Result<Plan,
             plan.shards.push(std::mem::take(&mut current));
             current_bytes = 0;
         }
-        current.push(wire(file, &real, None));
+        current.push(shard_file(file, &real, None));
         current_bytes += file.len;
         if plan.shards.len() > MAX_SHARDS {
             return Err(PlanError::TooMany(plan.shards.len()));
@@ -158,8 +152,8 @@ mod tests {
         let parts: Vec<(u64, u64, u64)> = plan.shards[2..6]
             .iter()
             .map(|s| {
-                let p = s[0].part.unwrap();
-                (p.byte_start, p.byte_end, p.first_game)
+                let p = s[0].part.as_ref().unwrap();
+                (p.bytes.start, p.bytes.end, p.first_game)
             })
             .collect();
         assert_eq!(

@@ -19,7 +19,7 @@ use verdict_proto::v1::workers_server::{Workers, WorkersServer};
 use super::args::ServeArgs;
 use super::auth::{CheckToken, Roots};
 use super::state::{Config, Coordinator, StateError};
-use super::store::Store;
+use super::store::SqliteStore;
 use verdict_worker::process::{init_logs, raise_fd_limit, stop_signal};
 
 /// Requests larger than this are refused (a lease or a submit is a few
@@ -31,12 +31,21 @@ pub const MAX_SUMMARY_BYTES: u64 = 256 << 20;
 
 impl From<StateError> for Status {
     fn from(e: StateError) -> Status {
+        let message = e.to_string();
         match e {
-            StateError::BadRequest(m) => Status::invalid_argument(m),
-            StateError::NoJob(_) => Status::not_found(e.to_string()),
-            StateError::Conflict(m) | StateError::Lease(m) => Status::failed_precondition(m),
-            StateError::Unavailable(m) => Status::unavailable(m),
-            StateError::Internal(m) => Status::internal(m),
+            StateError::BadRequest(_)
+            | StateError::Path(_)
+            | StateError::Options(_)
+            | StateError::Plan(_)
+            | StateError::Output(_) => Status::invalid_argument(message),
+            StateError::NoJob(_) => Status::not_found(message),
+            StateError::FolderTaken { .. }
+            | StateError::FolderOverlaps { .. }
+            | StateError::Ended { .. }
+            | StateError::Running { .. }
+            | StateError::Lease { .. } => Status::failed_precondition(message),
+            StateError::Unavailable(_) => Status::unavailable(message),
+            StateError::Internal(_) => Status::internal(message),
         }
     }
 }
@@ -196,7 +205,7 @@ impl Workers for WorkersService {
             .summary
             .ok_or_else(|| Status::invalid_argument("a completion carries the shard's summary"))?;
         self.0
-            .complete(req.lease_id, req.job_id, req.shard, summary)
+            .complete(req.lease_id, req.job_id, req.shard, (&summary).into())
             .await?;
         Ok(Response::new(v1::CompleteResponse {}))
     }
@@ -236,7 +245,7 @@ impl Workers for WorkersService {
                 Status::invalid_argument(format!("the streamed summary does not decode: {e}"))
             })?;
         self.0
-            .complete(first.lease_id, first.job_id, first.shard, summary)
+            .complete(first.lease_id, first.job_id, first.shard, (&summary).into())
             .await?;
         Ok(Response::new(v1::CompleteResponse {}))
     }
@@ -315,12 +324,12 @@ async fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
     } else {
         args.allow_roots.clone()
     };
-    let roots = Roots::new(&roots).map_err(anyhow::Error::msg)?;
+    let roots = Roots::new(&roots)?;
     let token = super::args::token(args.token.as_deref(), args.token_file.as_deref())?;
     if token.is_none() {
         tracing::warn!("no --token: any client that can reach the port may submit jobs");
     }
-    let (store, loaded) = Store::open(&args.state)?;
+    let (store, loaded) = SqliteStore::open(&args.state)?;
     let coordinator = Coordinator::new(
         Config {
             lease_ttl: Duration::from_millis(u64::from(args.lease_ttl_ms.max(100))),
@@ -330,7 +339,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
             retention: (args.retention_hours > 0.0 && args.retention_hours.is_finite())
                 .then(|| Duration::from_secs_f64(args.retention_hours * 3600.0)),
         },
-        store,
+        Arc::new(store),
         loaded,
     )?;
     let listener = tokio::net::TcpListener::bind(args.listen)

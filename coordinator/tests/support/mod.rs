@@ -283,6 +283,7 @@ pub fn rows(out: &Path) -> Vec<String> {
     rows
 }
 
+/// A run's `summary.json` as written, `provenance` included.
 pub fn summary(out: &Path) -> Value {
     serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap()
 }

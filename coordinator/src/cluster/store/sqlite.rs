@@ -1,20 +1,13 @@
-//! The coordinator's durable state: jobs and shards in an embedded SQLite
-//! database (WAL, `synchronous=NORMAL`).
+//! [`SqliteStore`]: jobs and shards in an embedded SQLite database (WAL,
+//! `synchronous=NORMAL`), written by one thread that commits whatever has
+//! queued up in a single transaction (group commit).
 //!
-//! The in-memory state ([`super::state`]) serves requests; every change is
-//! also sent here, to one writer thread that commits whatever has queued up
-//! in a single transaction (group commit). A change an RPC answers for is
-//! written durably, and the RPC answers success only once it is committed.
+//! Job specs, shard files and summaries are stored prost-encoded
+//! (`SubmitRequest`, `ShardFiles`, `ShardSummary`), converted here from and
+//! to the domain types the state uses.
 //!
-//! The state file is the truth. When a transaction fails (a full disk, a
-//! file made read-only), the writer stops: every later change is refused at
-//! once, without touching the file, until [`Store::recover`] succeeds, which
-//! proves a write goes through again and hands back what the file holds, so
-//! the coordinator rebuilds its memory from it. Nothing answered as done is
-//! ever lost that way, and nothing refused is half kept.
-//!
-//! One coordinator per state file: [`Store::open`] takes an exclusive lock
-//! on `STATE.lock` for as long as the coordinator runs.
+//! One coordinator per state file: [`SqliteStore::open`] takes an exclusive
+//! lock on `STATE.lock` for as long as the coordinator runs.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -22,130 +15,15 @@ use std::sync::{mpsc, Arc, Mutex};
 
 use rusqlite::{params, Connection, OptionalExtension};
 use tokio::sync::oneshot;
+use verdict_proto::prost::Message;
+use verdict_proto::v1;
+use verdict_worker::engine::ShardFile;
+use verdict_worker::summary::Summary;
 
-/// Why the state file could not be used.
-#[derive(Debug, thiserror::Error)]
-pub enum StoreError {
-    #[error("state database {path}: {source}")]
-    Sqlite {
-        path: String,
-        source: rusqlite::Error,
-    },
-    #[error("state database {path} was written by schema version {found}, this verdict reads {expected} (and upgrades 1)")]
-    Schema {
-        path: String,
-        found: i64,
-        expected: i64,
-    },
-    #[error("another coordinator is using the state file {path} (it holds {lock}): stop it first, or give this one a state file of its own")]
-    Locked { path: String, lock: String },
-    #[error("cannot lock the state file {path}: {source}")]
-    Lock {
-        path: String,
-        source: std::io::Error,
-    },
-    #[error("the state file cannot be written: {0}")]
-    Failed(String),
-}
+use super::{Durable, JobRow, Loaded, Op, Recovery, ShardRow, Store, StoreError};
+use crate::cluster::state::JobSpec;
 
 const SCHEMA_VERSION: i64 = 2;
-
-/// A shard row as stored.
-#[derive(Debug, Clone)]
-pub struct ShardRow {
-    pub shard: u32,
-    /// `verdict.v1.Lease.files`, prost-encoded (a `ShardFiles` message).
-    pub files: Vec<u8>,
-    pub state: String,
-    pub attempts: u32,
-    /// The live lease (leased), or the accepted one (done).
-    pub lease: Option<u64>,
-    pub worker: Option<u64>,
-    /// prost-encoded `ShardSummary` once done.
-    pub summary: Option<Vec<u8>>,
-    pub error: Option<String>,
-    /// Every lease issued for the shard that may still complete it.
-    pub issued: Vec<u64>,
-}
-
-/// A job row as stored, with its shards.
-#[derive(Debug, Clone)]
-pub struct JobRow {
-    pub id: u64,
-    /// prost-encoded `SubmitRequest` (after the coordinator resolved it).
-    pub spec: Vec<u8>,
-    pub state: String,
-    pub created: i64,
-    pub finished: i64,
-    pub error: String,
-    pub bytes_total: u64,
-    pub lease_expiries: u64,
-    pub shards: Vec<ShardRow>,
-}
-
-/// What the state file held at open (or at a recovery).
-#[derive(Debug, Clone)]
-pub struct Loaded {
-    /// This state file's coordinator id: names its jobs' staging folders,
-    /// so those of another state file's coordinator are never taken for its
-    /// own.
-    pub coordinator: u64,
-    pub jobs: Vec<JobRow>,
-}
-
-/// One change to write.
-#[derive(Debug)]
-pub enum Op {
-    InsertJob(JobRow),
-    ShardLeased {
-        job: u64,
-        shard: u32,
-        lease: u64,
-        worker: u64,
-        attempts: u32,
-        issued: Vec<u64>,
-    },
-    /// Back to pending (lease lapsed, failed with attempts left, released,
-    /// or its part was missing at the end).
-    ShardPending {
-        job: u64,
-        shard: u32,
-        attempts: u32,
-        error: Option<String>,
-        issued: Vec<u64>,
-    },
-    ShardDone {
-        job: u64,
-        shard: u32,
-        lease: u64,
-        summary: Vec<u8>,
-    },
-    ShardFailed {
-        job: u64,
-        shard: u32,
-        attempts: u32,
-        error: String,
-    },
-    JobState {
-        job: u64,
-        state: String,
-        finished: i64,
-        error: String,
-    },
-    JobExpiries {
-        job: u64,
-        lease_expiries: u64,
-    },
-    /// Pending and leased shards of a cancelled job.
-    CancelShards {
-        job: u64,
-    },
-    DeleteJob {
-        job: u64,
-    },
-    /// Nothing: written durably, it tells when everything before it is.
-    Barrier,
-}
 
 /// A change and, for durable ones, who waits for its commit.
 type Queued = (Op, Option<oneshot::Sender<Result<(), String>>>);
@@ -156,9 +34,9 @@ enum Msg {
     Recover(oneshot::Sender<Result<Loaded, String>>),
 }
 
-/// Sends changes to the writer thread.
+/// The state in an SQLite file: sends changes to the writer thread.
 #[derive(Debug, Clone)]
-pub struct Store {
+pub struct SqliteStore {
     tx: mpsc::Sender<Msg>,
     /// Why the last transaction failed, until a recovery; shared with the
     /// writer thread.
@@ -242,14 +120,14 @@ pub fn lock_path(path: &Path) -> PathBuf {
     PathBuf::from(p)
 }
 
-impl Store {
+impl SqliteStore {
     /// Opens (or creates) the state file, locks it, and returns what it
     /// holds and a handle to write to it.
     ///
     /// # Errors
     /// Another coordinator holds it, it cannot be opened, or it was written
     /// by another schema version.
-    pub fn open(path: &Path) -> Result<(Store, Loaded), StoreError> {
+    pub fn open(path: &Path) -> Result<(SqliteStore, Loaded), StoreError> {
         let name = path.display().to_string();
         let lock_file = lock_path(path);
         let lock = File::options()
@@ -325,7 +203,7 @@ impl Store {
             )
             .map_err(err)?;
         }
-        let loaded = load(&conn).map_err(err)?;
+        let loaded = load(&conn, &name)?;
         let (tx, rx) = mpsc::channel();
         let failed = Arc::new(Mutex::new(None));
         let failing = Arc::new(std::sync::atomic::AtomicBool::new(false));
@@ -336,7 +214,7 @@ impl Store {
             .spawn(move || writer(conn, rx, name, (shared, flag), &counted))
             .expect("spawning the state writer");
         Ok((
-            Store {
+            SqliteStore {
                 tx,
                 failed,
                 failing,
@@ -348,8 +226,46 @@ impl Store {
         ))
     }
 
-    /// Why the state file cannot be written now, if it cannot.
-    pub fn failure(&self) -> Option<String> {
+    /// The stored summaries of some shards of a job, read on a connection
+    /// of its own (WAL lets it read beside the writer).
+    fn summaries(&self, job: u64, shards: &[u32]) -> Result<Vec<Summary>, StoreError> {
+        let name = self.path.display().to_string();
+        let err = |source| StoreError::Sqlite {
+            path: name.clone(),
+            source,
+        };
+        let conn =
+            Connection::open_with_flags(&self.path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+                .map_err(err)?;
+        let mut stmt = conn
+            .prepare("SELECT summary FROM shards WHERE job = ?1 AND shard = ?2 AND state = 'done'")
+            .map_err(err)?;
+        let mut out = Vec::with_capacity(shards.len());
+        for s in shards {
+            let bytes: Option<Vec<u8>> = stmt
+                .query_row(params![job as i64, s], |r| r.get(0))
+                .optional()
+                .map_err(err)?
+                .flatten();
+            out.push(decode_summary(&name, bytes.as_deref())?);
+        }
+        Ok(out)
+    }
+}
+
+impl Store for SqliteStore {
+    fn write(&self, op: Op) {
+        // The writer only stops when every sender is gone.
+        let _ = self.tx.send(Msg::Write((op, None)));
+    }
+
+    fn write_durable(&self, op: Op) -> Durable {
+        let (done, durable) = Durable::channel();
+        let _ = self.tx.send(Msg::Write((op, Some(done))));
+        durable
+    }
+
+    fn failure(&self) -> Option<String> {
         if !self.failing.load(std::sync::atomic::Ordering::Acquire) {
             return None;
         }
@@ -359,133 +275,163 @@ impl Store {
             .clone()
     }
 
-    /// Failed transactions since start.
-    pub fn write_errors(&self) -> u64 {
+    fn write_errors(&self) -> u64 {
         self.errors.load(std::sync::atomic::Ordering::Relaxed)
     }
 
-    /// The stored summaries of some shards of a job, read on a connection
-    /// of its own (WAL lets it read beside the writer).
-    ///
-    /// # Errors
-    /// The file cannot be read, or holds a summary that does not decode.
-    pub fn read_summaries(
-        &self,
-        job: u64,
-        shards: &[u32],
-    ) -> Result<Vec<verdict_proto::v1::ShardSummary>, String> {
-        use verdict_proto::prost::Message;
-        let conn =
-            Connection::open_with_flags(&self.path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
-                .map_err(|e| e.to_string())?;
-        let mut stmt = conn
-            .prepare("SELECT summary FROM shards WHERE job = ?1 AND shard = ?2 AND state = 'done'")
-            .map_err(|e| e.to_string())?;
-        let mut out = Vec::with_capacity(shards.len());
-        for s in shards {
-            let bytes: Option<Vec<u8>> = stmt
-                .query_row(params![job as i64, s], |r| r.get(0))
-                .optional()
-                .map_err(|e| e.to_string())?
-                .flatten();
-            let summary =
-                verdict_proto::v1::ShardSummary::decode(bytes.as_deref().unwrap_or_default())
-                    .map_err(|e| e.to_string())?;
-            out.push(summary);
-        }
-        Ok(out)
+    fn read_summaries(&self, job: u64, shards: &[u32]) -> Result<Vec<Summary>, StoreError> {
+        self.summaries(job, shards)
     }
 
-    /// Queues a change; it is committed shortly, with whatever else queued.
-    /// A change that must not be lost goes through [`Store::write_durable`].
-    pub fn write(&self, op: Op) {
-        // The writer only stops when every sender is gone.
-        let _ = self.tx.send(Msg::Write((op, None)));
-    }
-
-    /// Queues a change; the result tells when it is committed, or why not.
-    pub fn write_durable(&self, op: Op) -> Durable {
-        let (done, rx) = oneshot::channel();
-        let _ = self.tx.send(Msg::Write((op, Some(done))));
-        Durable(rx)
-    }
-
-    /// After a failure: proves that a write goes through again and returns
-    /// what the state file holds.
-    ///
-    /// # Errors
-    /// The state file still cannot be written or read.
-    pub async fn recover(&self) -> Result<Loaded, StoreError> {
+    fn recover(&self) -> Recovery {
         let (done, rx) = oneshot::channel();
         let _ = self.tx.send(Msg::Recover(done));
-        rx.await
-            .unwrap_or_else(|_| Err("the state writer stopped".into()))
-            .map_err(StoreError::Failed)
+        Box::pin(async move {
+            rx.await
+                .unwrap_or_else(|_| Err("the state writer stopped".into()))
+                .map_err(StoreError::Failed)
+        })
     }
 }
 
-/// A change on its way to the state file.
-#[derive(Debug)]
-pub struct Durable(oneshot::Receiver<Result<(), String>>);
+fn decode_summary(path: &str, bytes: Option<&[u8]>) -> Result<Summary, StoreError> {
+    let s =
+        v1::ShardSummary::decode(bytes.unwrap_or_default()).map_err(|e| StoreError::Corrupt {
+            path: path.to_string(),
+            what: "a shard summary",
+            why: e.to_string(),
+        })?;
+    Ok(Summary::from(&s))
+}
 
-impl Durable {
-    /// Waits for the commit.
-    ///
-    /// # Errors
-    /// The transaction holding the change failed.
-    pub async fn committed(self) -> Result<(), StoreError> {
-        self.0
-            .await
-            .unwrap_or_else(|_| Err("the state writer stopped".into()))
-            .map_err(StoreError::Failed)
+/// A shard's files, and why they cannot be run if some do not convert.
+fn decode_files(path: &str, bytes: &[u8]) -> Result<(Vec<ShardFile>, Option<String>), StoreError> {
+    let wire = v1::ShardFiles::decode(bytes).map_err(|e| StoreError::Corrupt {
+        path: path.to_string(),
+        what: "a shard",
+        why: e.to_string(),
+    })?;
+    match wire.files.iter().map(ShardFile::try_from).collect() {
+        Ok(files) => Ok((files, None)),
+        Err(e) => Ok((Vec::new(), Some(e.to_string()))),
     }
 }
 
-fn load(conn: &Connection) -> Result<Loaded, rusqlite::Error> {
-    let coordinator: i64 = conn.query_row(
-        "SELECT value FROM meta WHERE key = 'coordinator'",
-        [],
-        |r| r.get(0),
-    )?;
-    let mut jobs: Vec<JobRow> = conn
+fn encode_files(files: &[ShardFile]) -> Vec<u8> {
+    v1::ShardFiles {
+        files: files.iter().map(v1::ShardFile::from).collect(),
+    }
+    .encode_to_vec()
+}
+
+/// Everything the file holds, decoded.
+fn load(conn: &Connection, name: &str) -> Result<Loaded, StoreError> {
+    let err = |source| StoreError::Sqlite {
+        path: name.to_string(),
+        source,
+    };
+    let corrupt = |what, e: &dyn std::fmt::Display| StoreError::Corrupt {
+        path: name.to_string(),
+        what,
+        why: e.to_string(),
+    };
+    let coordinator: i64 = conn
+        .query_row(
+            "SELECT value FROM meta WHERE key = 'coordinator'",
+            [],
+            |r| r.get(0),
+        )
+        .map_err(err)?;
+    type RawJob = (u64, Vec<u8>, String, i64, i64, String, u64, u64);
+    let raw: Vec<RawJob> = conn
         .prepare(
             "SELECT id, spec, state, created, finished, error, bytes_total, lease_expiries
              FROM jobs ORDER BY id",
-        )?
-        .query_map([], |r| {
-            Ok(JobRow {
-                id: r.get::<_, i64>(0)? as u64,
-                spec: r.get(1)?,
-                state: r.get(2)?,
-                created: r.get(3)?,
-                finished: r.get(4)?,
-                error: r.get(5)?,
-                bytes_total: r.get::<_, i64>(6)? as u64,
-                lease_expiries: r.get::<_, i64>(7)? as u64,
-                shards: Vec::new(),
-            })
-        })?
-        .collect::<Result<_, _>>()?;
-    let mut stmt = conn.prepare(
-        "SELECT shard, files, state, attempts, lease, worker, summary, error, issued
-         FROM shards WHERE job = ?1 ORDER BY shard",
-    )?;
-    for job in &mut jobs {
-        job.shards = stmt
-            .query_map([job.id as i64], |r| {
-                Ok(ShardRow {
-                    shard: r.get(0)?,
-                    files: r.get(1)?,
-                    state: r.get(2)?,
-                    attempts: r.get(3)?,
-                    lease: r.get::<_, Option<i64>>(4)?.map(|v| v as u64),
-                    worker: r.get::<_, Option<i64>>(5)?.map(|v| v as u64),
-                    summary: r.get(6)?,
-                    error: r.get(7)?,
-                    issued: decode_ids(r.get(8)?),
-                })
+        )
+        .and_then(|mut stmt| {
+            stmt.query_map([], |r| {
+                Ok((
+                    r.get::<_, i64>(0)? as u64,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                    r.get::<_, i64>(6)? as u64,
+                    r.get::<_, i64>(7)? as u64,
+                ))
             })?
-            .collect::<Result<_, _>>()?;
+            .collect::<Result<_, _>>()
+        })
+        .map_err(err)?;
+    let mut stmt = conn
+        .prepare(
+            "SELECT shard, files, state, attempts, lease, worker, summary, error, issued
+             FROM shards WHERE job = ?1 ORDER BY shard",
+        )
+        .map_err(err)?;
+    let mut jobs = Vec::with_capacity(raw.len());
+    for (id, spec, state, created, finished, error, bytes_total, lease_expiries) in raw {
+        let wire = v1::SubmitRequest::decode(&spec[..]).map_err(|e| corrupt("a job", &e))?;
+        let spec = JobSpec::from_wire(&wire).map_err(|e| corrupt("a job's options", &e))?;
+        type RawShard = (
+            u32,
+            Vec<u8>,
+            String,
+            u32,
+            Option<i64>,
+            Option<i64>,
+            Option<Vec<u8>>,
+            Option<String>,
+            Option<Vec<u8>>,
+        );
+        let rows: Vec<RawShard> = stmt
+            .query_map([id as i64], |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                    r.get(6)?,
+                    r.get(7)?,
+                    r.get(8)?,
+                ))
+            })
+            .and_then(|rows| rows.collect::<Result<_, _>>())
+            .map_err(err)?;
+        let mut shards = Vec::with_capacity(rows.len());
+        for (shard, files, state, attempts, lease, worker, summary, error, issued) in rows {
+            let (files, unreadable) = decode_files(name, &files)?;
+            let summary = match state.as_str() {
+                "done" => Some(decode_summary(name, summary.as_deref())?),
+                _ => None,
+            };
+            shards.push(ShardRow {
+                shard,
+                files,
+                state,
+                attempts,
+                lease: lease.map(|v| v as u64),
+                worker: worker.map(|v| v as u64),
+                summary,
+                error,
+                issued: decode_ids(issued),
+                unreadable,
+            });
+        }
+        jobs.push(JobRow {
+            id,
+            spec,
+            state,
+            created,
+            finished,
+            error,
+            bytes_total,
+            lease_expiries,
+            shards,
+        });
     }
     Ok(Loaded {
         coordinator: coordinator as u64,
@@ -493,7 +439,7 @@ fn load(conn: &Connection) -> Result<Loaded, rusqlite::Error> {
     })
 }
 
-/// Commits queued changes in batches until every [`Store`] is dropped;
+/// Commits queued changes in batches until every [`SqliteStore`] is dropped;
 /// after a failed transaction refuses every change until a recovery.
 fn writer(
     mut conn: Connection,
@@ -527,7 +473,8 @@ fn writer(
                         "INSERT OR REPLACE INTO meta (key, value) VALUES ('probe', strftime('%s'))",
                         [],
                     )
-                    .and_then(|_| load(&conn));
+                    .map_err(|e| e.to_string())
+                    .and_then(|_| load(&conn, &name).map_err(|e| e.to_string()));
                 let answer = match probe {
                     Ok(loaded) => {
                         set_failed(None);
@@ -585,7 +532,7 @@ fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> Result<(), rusqlite::Error>
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
                 params![
                     job.id as i64,
-                    job.spec,
+                    job.spec.to_wire().encode_to_vec(),
                     job.state,
                     job.created,
                     job.finished,
@@ -598,7 +545,12 @@ fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> Result<(), rusqlite::Error>
                 "INSERT INTO shards (job, shard, files, state, attempts) VALUES (?1, ?2, ?3, ?4, 0)",
             )?;
             for s in &job.shards {
-                stmt.execute(params![job.id as i64, s.shard, s.files, s.state])?;
+                stmt.execute(params![
+                    job.id as i64,
+                    s.shard,
+                    encode_files(&s.files),
+                    s.state
+                ])?;
             }
         }
         Op::ShardLeased {
@@ -651,7 +603,12 @@ fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> Result<(), rusqlite::Error>
                 "UPDATE shards SET state = 'done', lease = ?3, summary = ?4, issued = NULL
                  WHERE job = ?1 AND shard = ?2",
             )?
-            .execute(params![*job as i64, shard, *lease as i64, summary])?;
+            .execute(params![
+                *job as i64,
+                shard,
+                *lease as i64,
+                v1::ShardSummary::from(&**summary).encode_to_vec()
+            ])?;
         }
         Op::ShardFailed {
             job,
@@ -716,14 +673,14 @@ mod tests {
     fn a_second_coordinator_on_one_state_file_is_refused() {
         let dir = temp("lock");
         let path = dir.join("state.db");
-        let (first, loaded) = Store::open(&path).unwrap();
-        let e = Store::open(&path).unwrap_err();
+        let (first, loaded) = SqliteStore::open(&path).unwrap();
+        let e = SqliteStore::open(&path).unwrap_err();
         assert!(matches!(e, StoreError::Locked { .. }), "{e}");
         assert!(e.to_string().contains("another coordinator"), "{e}");
         drop(first);
         // The writer thread holds a clone of nothing: the lock goes with
         // the last handle.
-        let (_again, reloaded) = Store::open(&path).unwrap();
+        let (_again, reloaded) = SqliteStore::open(&path).unwrap();
         assert_eq!(loaded.coordinator, reloaded.coordinator, "the id is kept");
         let _ = std::fs::remove_dir_all(&dir);
     }
@@ -744,7 +701,7 @@ mod tests {
             )
             .unwrap();
         }
-        let (_store, loaded) = Store::open(&path).unwrap();
+        let (_store, loaded) = SqliteStore::open(&path).unwrap();
         let states: Vec<(u64, String)> = loaded
             .jobs
             .iter()
@@ -758,6 +715,143 @@ mod tests {
                 (2, "done".to_string())
             ]
         );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[tokio::test]
+    async fn specs_files_and_summaries_survive_the_state_file() {
+        use verdict_rules::analyse::KomiPolicy;
+        use verdict_rules::score::RuleSet;
+        use verdict_worker::engine::FilePart;
+        use verdict_worker::inputs::InputFile;
+        use verdict_worker::run::RunOptions;
+        use verdict_worker::summary::Tally;
+
+        let dir = temp("domain");
+        let path = dir.join("state.db");
+        let spec = JobSpec {
+            inputs: vec!["/in/a".into(), "/in/b.sgf".into()],
+            out: "/out".into(),
+            options: RunOptions {
+                out: PathBuf::from("/out"),
+                komi: KomiPolicy::Fixed(7.5),
+                all_pairs: true,
+                komi_sweep: vec![6.5, 7.0],
+                rules: vec![RuleSet::JpdA, RuleSet::Chinese],
+                assume_rules: Some(RuleSet::Japanese),
+                ..RunOptions::default()
+            },
+            shard_bytes: 1234,
+            label: "label".into(),
+        };
+        let file = |part: Option<FilePart>| ShardFile {
+            file: InputFile {
+                path: PathBuf::from("/in/b.sgf"),
+                len: 99,
+                root: PathBuf::from("/in"),
+                real: Some(PathBuf::from("/real/b.sgf")),
+            },
+            part,
+        };
+        let files = vec![
+            file(None),
+            file(Some(FilePart {
+                bytes: 40..u64::MAX,
+                first_game: 3,
+            })),
+        ];
+        let mut summary = Summary {
+            games: 5,
+            ..Summary::default()
+        };
+        summary.by_status.insert("scored".into(), 4);
+        summary.cells.insert(
+            ("jpd_a_vs_jpd_b".into(), "all".into(), "all".into()),
+            Tally {
+                scorable: 4,
+                disagreements: 1,
+                draws: 0,
+            },
+        );
+        {
+            let (store, _) = SqliteStore::open(&path).unwrap();
+            let shard = ShardRow {
+                shard: 0,
+                files: files.clone(),
+                state: "pending".into(),
+                attempts: 0,
+                lease: None,
+                worker: None,
+                summary: None,
+                error: None,
+                issued: Vec::new(),
+                unreadable: None,
+            };
+            store.write(Op::InsertJob(Box::new(JobRow {
+                id: 1,
+                spec: spec.clone(),
+                state: "running".into(),
+                created: 10,
+                finished: 0,
+                error: String::new(),
+                bytes_total: 99,
+                lease_expiries: 0,
+                shards: vec![shard],
+            })));
+            store
+                .write_durable(Op::ShardDone {
+                    job: 1,
+                    shard: 0,
+                    lease: 42,
+                    summary: Box::new(summary.clone()),
+                })
+                .committed()
+                .await
+                .unwrap();
+            assert_eq!(store.read_summaries(1, &[0]).unwrap(), [summary.clone()]);
+        }
+        let (_store, loaded) = SqliteStore::open(&path).unwrap();
+        let job = &loaded.jobs[0];
+        assert_eq!(format!("{:?}", job.spec), format!("{spec:?}"));
+        let shard = &job.shards[0];
+        assert_eq!(shard.files, files);
+        assert_eq!(shard.summary.as_ref(), Some(&summary));
+        assert_eq!((shard.state.as_str(), shard.lease), ("done", Some(42)));
+        assert!(shard.unreadable.is_none());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_stored_game_range_of_protocol_1_is_loaded_as_unreadable() {
+        let dir = temp("range");
+        let path = dir.join("state.db");
+        let files = v1::ShardFiles {
+            files: vec![v1::ShardFile {
+                path: "/in/a.sgf".into(),
+                range: Some(v1::GameRange { first: 0, last: 9 }),
+                ..Default::default()
+            }],
+        }
+        .encode_to_vec();
+        {
+            let (_store, _) = SqliteStore::open(&path).unwrap();
+            let conn = Connection::open(&path).unwrap();
+            conn.execute(
+                "INSERT INTO jobs (id, spec, state, created) VALUES (1, x'', 'running', 0)",
+                [],
+            )
+            .unwrap();
+            conn.execute(
+                "INSERT INTO shards (job, shard, files, state) VALUES (1, 0, ?1, 'pending')",
+                [files],
+            )
+            .unwrap();
+        }
+        let (_store, loaded) = SqliteStore::open(&path).unwrap();
+        let shard = &loaded.jobs[0].shards[0];
+        assert!(shard.files.is_empty());
+        let why = shard.unreadable.as_deref().unwrap();
+        assert!(why.contains("protocol 2 and before"), "{why}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
