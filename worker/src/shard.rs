@@ -1,4 +1,4 @@
-//! One shard of a distributed job: some files (or a game range of one large
+//! One shard of a distributed job: some files (or a byte range of one large
 //! collection file), analysed exactly as `verdict run` analyses them, written
 //! as one part file into the job's staging folder, with the shard's summary
 //! returned for the coordinator to add up.
@@ -143,7 +143,7 @@ mod tests {
     }
 
     /// Shards that split a corpus (whole files, and one collection cut into
-    /// game ranges) add up to exactly the summary of a local run, and their
+    /// byte ranges) add up to exactly the summary of a local run, and their
     /// rows are the local run's rows.
     #[test]
     fn shards_add_up_to_a_local_run() {

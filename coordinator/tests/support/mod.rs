@@ -202,7 +202,7 @@ pub fn wait_for_end(addr: &str, job: u64, logs: &[&Proc]) -> Value {
 }
 
 /// A generated corpus: single-game and collection files, plus one large
-/// collection holding every game again (split by game ranges), its last
+/// collection holding every game again (split by byte ranges), its last
 /// game cut off.
 pub fn corpus(dir: &Path, games: usize) -> PathBuf {
     let corpus = dir.join("corpus");
