@@ -1103,7 +1103,7 @@ impl ExampleCandidates {
         let mut keep = false;
         let mut certain = None;
         for ((_, pair), (sure, others)) in pairs.iter().zip(&mut self.firsts) {
-            if !r.pair(pair.a, pair.b).is_some_and(|(a, b)| a != b) {
+            if r.pair(pair.a, pair.b).is_none_or(|(a, b)| a == b) {
                 continue;
             }
             let list = if *certain.get_or_insert_with(|| r.certain()) {
