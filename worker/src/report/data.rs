@@ -165,20 +165,26 @@ pub struct SummaryFile {
     pub written: Option<u64>,
 }
 
-/// A finished run, read back.
+/// A finished run, read back: its summary and where its rows are. The rows
+/// themselves are never held together: [`RunData::scan`] hands them out one
+/// at a time, a batch read at a time, so a report of ten million games
+/// needs the memory of one of ten thousand.
 #[derive(Clone, Debug, Default)]
 pub struct RunData {
     pub out: PathBuf,
     pub summary: SummaryFile,
-    pub rows: Vec<Row>,
     pub parts: Vec<PathBuf>,
-    /// `verdict.schema_version` of the first part.
+    /// `verdict.schema_version` of the first part that names one.
     pub parts_schema: Option<String>,
 }
 
-/// Reads `out/summary.json` and every `out/games/*.parquet` (in name order;
-/// names starting with `_` or `.` are someone's work in progress and are
-/// skipped).
+/// Rows decoded at a time: a batch of the projected columns, a few MB.
+pub const BATCH_ROWS: usize = 8192;
+
+/// Reads `out/summary.json` and lists every `out/games/*.parquet` (in name
+/// order; names starting with `_` or `.` are someone's work in progress and
+/// are skipped). Only the parts' footers are read here, up to the first that
+/// names its schema version; [`RunData::scan`] reads the rows.
 pub fn read_run(out: &Path) -> Result<RunData, ReadError> {
     let summary = read_summary(&out.join("summary.json"))?;
     let games = out.join("games");
@@ -195,22 +201,51 @@ pub fn read_run(out: &Path) -> Result<RunData, ReadError> {
         })
         .collect();
     parts.sort();
-    let mut rows = Vec::new();
-    let mut strings = Interner::default();
     let mut parts_schema = None;
     for part in &parts {
-        let schema = read_part(part, &mut strings, &mut rows)?;
-        if parts_schema.is_none() {
-            parts_schema = schema;
+        parts_schema = open_part(part)?.1;
+        if parts_schema.is_some() {
+            break;
         }
     }
     Ok(RunData {
         out: out.to_path_buf(),
         summary,
-        rows,
         parts,
         parts_schema,
     })
+}
+
+impl RunData {
+    /// Calls `f` with every row of every part, in part and row order (the
+    /// order the report numbers rows in), holding one batch of rows at a
+    /// time; returns how many rows there were.
+    pub fn scan(&self, f: impl FnMut(&Row)) -> Result<usize, ReadError> {
+        self.scan_batches(BATCH_ROWS, f)
+    }
+
+    /// [`RunData::scan`] with `batch_rows` rows decoded at a time (tests
+    /// cut batches small to show the page does not depend on where).
+    pub fn scan_batches(
+        &self,
+        batch_rows: usize,
+        mut f: impl FnMut(&Row),
+    ) -> Result<usize, ReadError> {
+        let mut strings = Interner::default();
+        let mut rows = 0;
+        for part in &self.parts {
+            rows += scan_part(part, batch_rows.max(1), &mut strings, &mut f)?;
+        }
+        Ok(rows)
+    }
+
+    /// Every row at once: memory grows with the run, so only for tests and
+    /// tools that know the run is small. The report itself scans.
+    pub fn read_rows(&self) -> Result<Vec<Row>, ReadError> {
+        let mut rows = Vec::new();
+        self.scan(|r| rows.push(r.clone()))?;
+        Ok(rows)
+    }
 }
 
 /// Parses `summary.json`.
@@ -275,14 +310,23 @@ pub fn read_summary(path: &Path) -> Result<SummaryFile, ReadError> {
     })
 }
 
-/// One copy of each distinct string.
+/// One copy of each string that repeats from row to row (statuses, rules,
+/// inputs, the source of a file's many games). Strings that do not repeat
+/// (players, dates, the sources of a million one-game files) would fill it
+/// without end, so past [`Interner::MAX`] strings it starts again: a bounded
+/// cache, not a table of every string of the run.
 #[derive(Default)]
 struct Interner(HashMap<Box<str>, Rc<str>>);
 
 impl Interner {
+    const MAX: usize = 4096;
+
     fn get(&mut self, s: &str) -> Rc<str> {
         if let Some(r) = self.0.get(s) {
             return r.clone();
+        }
+        if self.0.len() >= Self::MAX {
+            self.0.clear();
         }
         let r: Rc<str> = Rc::from(s);
         self.0.insert(Box::from(s), r.clone());
@@ -349,21 +393,19 @@ fn wanted() -> Vec<String> {
 /// (`doubtful_chains`, the flipped margins, ...) are read when present.
 const REQUIRED: [&str; 4] = ["source", "game_index", "status", "input"];
 
-/// Appends the rows of one part; returns its schema version.
-fn read_part(
+/// Opens a part: its reader builder and its schema version.
+fn open_part(
     path: &Path,
-    strings: &mut Interner,
-    rows: &mut Vec<Row>,
-) -> Result<Option<String>, ReadError> {
-    let pq = |source| ReadError::Parquet {
-        path: path.to_path_buf(),
-        source,
-    };
+) -> Result<(ParquetRecordBatchReaderBuilder<File>, Option<String>), ReadError> {
     let file = File::open(path).map_err(|source| ReadError::Io {
         path: path.to_path_buf(),
         source,
     })?;
-    let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(pq)?;
+    let builder =
+        ParquetRecordBatchReaderBuilder::try_new(file).map_err(|source| ReadError::Parquet {
+            path: path.to_path_buf(),
+            source,
+        })?;
     let version = builder
         .metadata()
         .file_metadata()
@@ -373,6 +415,21 @@ fn read_part(
                 .find(|k| k.key == "verdict.schema_version")
                 .and_then(|k| k.value.clone())
         });
+    Ok((builder, version))
+}
+
+/// Hands the rows of one part to `f`, a batch at a time; returns how many.
+fn scan_part(
+    path: &Path,
+    batch_rows: usize,
+    strings: &mut Interner,
+    f: &mut impl FnMut(&Row),
+) -> Result<usize, ReadError> {
+    let pq = |source| ReadError::Parquet {
+        path: path.to_path_buf(),
+        source,
+    };
+    let (builder, _) = open_part(path)?;
     let arrow = builder.schema().clone();
     let wanted = wanted();
     let indices: Vec<usize> = wanted
@@ -390,18 +447,20 @@ fn read_part(
     let mask = ProjectionMask::roots(builder.parquet_schema(), indices);
     let reader = builder
         .with_projection(mask)
-        .with_batch_size(8192)
+        .with_batch_size(batch_rows)
         .build()
         .map_err(pq)?;
+    let mut rows = 0;
     for batch in reader {
         let batch =
             batch.map_err(|e| pq(parquet::errors::ParquetError::ArrowError(e.to_string())))?;
-        add_batch(&batch, strings, rows);
+        rows += batch.num_rows();
+        scan_batch(&batch, strings, f);
     }
-    Ok(version)
+    Ok(rows)
 }
 
-fn add_batch(batch: &RecordBatch, strings: &mut Interner, rows: &mut Vec<Row>) {
+fn scan_batch(batch: &RecordBatch, strings: &mut Interner, visit: &mut impl FnMut(&Row)) {
     let schema = batch.schema();
     let col = |name: &str| schema.index_of(name).ok().map(|i| batch.column(i).clone());
     let strs =
@@ -466,7 +525,6 @@ fn add_batch(batch: &RecordBatch, strings: &mut Interner, rows: &mut Vec<Row>) {
             )
         })
         .collect();
-    rows.reserve(batch.num_rows());
     for i in 0..batch.num_rows() {
         let mut st = |a: &Option<StringArray>| s(a, i).map(|v| strings.get(v));
         let mut row = Row {
@@ -508,6 +566,6 @@ fn add_batch(batch: &RecordBatch, strings: &mut Interner, rows: &mut Vec<Row>) {
             row.winner[k] = s(w, i).and_then(Win::parse);
             row.margin_before_komi_flipped[k] = n(fl, i);
         }
-        rows.push(row);
+        visit(&row);
     }
 }

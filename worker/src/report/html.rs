@@ -342,10 +342,10 @@ pub fn page(run: &RunData, m: &Model, options: &ReportOptions, now: &str) -> Pag
     why(&mut h, &mut figures, m);
 
     // 5. Self-check.
-    self_check(&mut h, &mut figures, run, m);
+    self_check(&mut h, &mut figures, m);
 
     // 6. Examples.
-    let (boards, example_json) = examples(&mut h, run, m);
+    let (boards, example_json) = examples(&mut h, m);
 
     // 7. Uncertainty.
     uncertainty(&mut h, m);
@@ -360,7 +360,7 @@ pub fn page(run: &RunData, m: &Model, options: &ReportOptions, now: &str) -> Pag
         json!(run.summary.schema_version),
     );
     data.insert("games".into(), json!(run.summary.games));
-    data.insert("rows".into(), json!(run.rows.len()));
+    data.insert("rows".into(), json!(m.rows));
     data.insert("summary_cells".into(), Value::Array(summary_cells));
     data.insert("counted_cells".into(), Value::Array(counted_cells));
     data.insert(
@@ -436,6 +436,7 @@ pub fn page(run: &RunData, m: &Model, options: &ReportOptions, now: &str) -> Pag
     );
     Page {
         html: h,
+        rows: m.rows,
         boards,
         warnings: m.warnings.clone(),
     }
@@ -643,7 +644,7 @@ fn agreement_marks(
     (labels, marks)
 }
 
-fn self_check(h: &mut String, figures: &mut Vec<String>, run: &RunData, m: &Model) {
+fn self_check(h: &mut String, figures: &mut Vec<String>, m: &Model) {
     let sc = &m.self_check;
     let _ = write!(
         h,
@@ -687,7 +688,7 @@ fn self_check(h: &mut String, figures: &mut Vec<String>, run: &RunData, m: &Mode
         }
         h.push_str("</tbody></table><table><thead><tr><th>record</th><th>rule set</th><th class=\"n\">recorded</th><th class=\"n\">computed</th><th>likely reason</th></tr></thead><tbody>");
         for miss in &sc.misses {
-            let r = &run.rows[miss.row];
+            let r = m.row(miss.row);
             let _ = write!(
                 h,
                 "<tr><td>{}</td><td>{}</td><td class=\"n\">{:+}</td><td class=\"n\">{:+}</td><td>{}</td></tr>",
@@ -762,7 +763,7 @@ fn num(x: f64) -> String {
     }
 }
 
-fn examples(h: &mut String, run: &RunData, m: &Model) -> (usize, Vec<Value>) {
+fn examples(h: &mut String, m: &Model) -> (usize, Vec<Value>) {
     h.push_str("<section id=\"examples\" data-section=\"examples\"><h2>6. Example games</h2><p class=\"words\">For each comparison, a few games whose winners differ (certain settlements first, then in input order), drawn at the end with their dead stones, territory, seki points and the points an owner must still fill, and counted term by term under each rule set. The margins are the rows'; the boards are the records replayed again.</p>");
     for (name, rows) in &m.examples_of {
         let _ = write!(h, "<h3>{}</h3>", esc(&comparison_title(name)));
@@ -796,8 +797,8 @@ fn examples(h: &mut String, run: &RunData, m: &Model) -> (usize, Vec<Value>) {
                     "<a href=\"#game-{i}\">{}</a>",
                     esc(&format!(
                         "{} #{}",
-                        short_source(&run.rows[*i].source),
-                        run.rows[*i].game_index + 1
+                        short_source(&m.row(*i).source),
+                        m.row(*i).game_index + 1
                     ))
                 )
             })
@@ -809,7 +810,7 @@ fn examples(h: &mut String, run: &RunData, m: &Model) -> (usize, Vec<Value>) {
     let mut boards = 0;
     h.push_str("<div class=\"examples\">");
     for e in &m.examples {
-        let r = &run.rows[e.row];
+        let r = m.row(e.row);
         let _ = write!(
             h,
             "<article class=\"game\" id=\"game-{}\" data-row=\"{}\"><h4>{}</h4>",
@@ -1129,11 +1130,7 @@ fn provenance(
         ));
         items.push((
             "records' results used to settle".into(),
-            if run
-                .rows
-                .iter()
-                .any(|r| r.dead_source.as_deref() == Some("settled_result"))
-            {
+            if m.settled_with_result {
                 "yes (some games settled_result)".into()
             } else {
                 "by no game".into()

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use verdict_rules::score::RuleSet;
 
-use super::data::{Cell, Row, RunData, Win};
+use super::data::{Cell, ReadError, Row, RunData, SummaryFile, Win, RULE_SETS};
 use crate::summary::{wilson, HEADLINE};
 
 /// Fewer scorable games than this make a cell sparse: its interval is shown,
@@ -279,6 +279,24 @@ pub struct Model {
     /// Distinct inputs with their games.
     pub inputs: Vec<(String, u64)>,
     pub rule_sets: Vec<usize>,
+    /// Rows read.
+    pub rows: usize,
+    /// Whether some game was settled with the record's result.
+    pub settled_with_result: bool,
+    /// The rows the page names (example games, self-check misses), by
+    /// index: the only rows a report keeps.
+    pub shown: BTreeMap<usize, Row>,
+}
+
+impl Model {
+    /// Row `i`, one the page names (an example game or a self-check miss).
+    ///
+    /// # Panics
+    ///
+    /// When row `i` is not one of [`Model::shown`].
+    pub fn row(&self, i: usize) -> &Row {
+        &self.shown[&i]
+    }
 }
 
 /// The dimensions of `summary.json`, in the order the page shows them.
@@ -293,108 +311,234 @@ pub const DIMENSIONS: [&str; 8] = [
     "input",
 ];
 
-/// Builds the model; `examples` games per comparison, `max_boards` boards in
-/// all.
-pub fn build(run: &RunData, examples: usize, max_boards: usize) -> Model {
-    let mut m = Model::default();
-    let cells = &run.summary.cells;
-    // Headline: the three pairs of the mission first, then the others.
-    let mut overall: Vec<Rate> = cells
-        .iter()
-        .filter(|c| c.dimension == "all")
-        .map(Rate::of_cell)
-        .collect();
-    overall.sort_by_key(|r| {
-        let p = Pair::parse(&r.comparison).and_then(Pair::headline);
-        let h = HEADLINE.iter().position(|(a, b)| {
-            p.is_some_and(|p| RuleSet::ALL[p.a] == *a && RuleSet::ALL[p.b] == *b)
-        });
-        (h.unwrap_or(HEADLINE.len()), r.comparison.clone())
-    });
-    m.headline = overall;
-    let panels: Vec<String> = m
-        .headline
-        .iter()
-        .filter(|r| Pair::parse(&r.comparison).is_some_and(Pair::is_headline))
-        .map(|r| r.comparison.clone())
-        .collect();
-    let pairs: Vec<(String, Pair)> = m
-        .headline
-        .iter()
-        .filter_map(|r| Some((r.comparison.clone(), Pair::parse(&r.comparison)?)))
-        .collect();
-    let rows = &run.rows;
-    m.rule_sets = (0..RuleSet::ALL.len())
-        .filter(|&i| rows.iter().any(|r| r.winner[i].is_some()))
-        .collect();
+/// Builds the model of a run, reading its rows once, a batch at a time:
+/// each row is folded into one accumulator per section, and only the rows
+/// the page names are kept. `examples` games per comparison, `max_boards`
+/// boards in all.
+pub fn build(run: &RunData, examples: usize, max_boards: usize) -> Result<Model, ReadError> {
+    let mut b = Builder::new(&run.summary, examples, max_boards);
+    run.scan(|r| b.add(r))?;
+    Ok(b.finish(&run.summary))
+}
 
-    // Breakdowns from the summary, and certainty from the rows.
-    for dim in DIMENSIONS {
-        m.breakdowns.push(breakdown_of_cells(cells, dim, &panels));
+/// The model of rows already in memory, in the order a scan gives them:
+/// the same numbers as [`build`] (tests compare the two).
+pub fn build_from_rows(
+    summary: &SummaryFile,
+    rows: &[Row],
+    examples: usize,
+    max_boards: usize,
+) -> Model {
+    let mut b = Builder::new(summary, examples, max_boards);
+    for r in rows {
+        b.add(r);
     }
-    let certainty_at = 6; // after dead_source
-    m.breakdowns
-        .insert(certainty_at, certainty_breakdown(rows, &pairs, &panels));
-    m.certainty = certainty_counts(rows);
+    b.finish(summary)
+}
 
-    // Komi sweep.
-    for name in &panels {
-        let mut points: Vec<(f64, Rate)> = cells
+/// A model being built: what `summary.json` gives is set up first; then
+/// every row, in order, is added to each section's accumulator, whose state
+/// does not grow with the rows (counts, grids keyed by bounded values, the
+/// first few games of each kind).
+#[derive(Debug)]
+pub struct Builder {
+    m: Model,
+    /// Every comparison of the summary, in headline order.
+    pairs: Vec<(String, Pair)>,
+    facts: Facts,
+    winners: WinnerCounts,
+    certainty: CertaintyCounts,
+    splits: Vec<SplitGrid>,
+    self_check: SelfCheckCounts,
+    uncertainty: Vec<UncertaintyCounts>,
+    examples: ExampleCandidates,
+    max_boards: usize,
+}
+
+impl Builder {
+    pub fn new(summary: &SummaryFile, examples: usize, max_boards: usize) -> Builder {
+        let mut m = Model::default();
+        let cells = &summary.cells;
+        // Headline: the three pairs of the mission first, then the others.
+        let mut overall: Vec<Rate> = cells
             .iter()
-            .filter(|c| &c.comparison == name && c.dimension == "komi_sweep")
-            .filter_map(|c| Some((c.value.parse::<f64>().ok()?, Rate::of_cell(c))))
+            .filter(|c| c.dimension == "all")
+            .map(Rate::of_cell)
             .collect();
-        points.sort_by(|a, b| a.0.total_cmp(&b.0));
-        if !points.is_empty() {
-            m.sweep.push(Sweep {
-                comparison: name.clone(),
-                points,
+        overall.sort_by_key(|r| {
+            let p = Pair::parse(&r.comparison).and_then(Pair::headline);
+            let h = HEADLINE.iter().position(|(a, b)| {
+                p.is_some_and(|p| RuleSet::ALL[p.a] == *a && RuleSet::ALL[p.b] == *b)
             });
-        }
-    }
+            (h.unwrap_or(HEADLINE.len()), r.comparison.clone())
+        });
+        m.headline = overall;
+        let panels: Vec<String> = m
+            .headline
+            .iter()
+            .filter(|r| Pair::parse(&r.comparison).is_some_and(Pair::is_headline))
+            .map(|r| r.comparison.clone())
+            .collect();
+        let pairs: Vec<(String, Pair)> = m
+            .headline
+            .iter()
+            .filter_map(|r| Some((r.comparison.clone(), Pair::parse(&r.comparison)?)))
+            .collect();
 
-    for (name, pair) in pairs.iter() {
-        if let Some(oriented) = pair.headline() {
-            m.splits.push(split(rows, name, oriented));
+        // Breakdowns from the summary (certainty is counted from the rows).
+        for dim in DIMENSIONS {
+            m.breakdowns.push(breakdown_of_cells(cells, dim, &panels));
         }
-    }
-    for &i in &m.rule_sets {
-        let mut w = Winners {
-            rule_set: RuleSet::ALL[i].id().to_string(),
-            black: 0,
-            white: 0,
-            draw: 0,
-        };
-        for r in rows {
-            match r.winner[i] {
-                Some(Win::B) => w.black += 1,
-                Some(Win::W) => w.white += 1,
-                Some(Win::Draw) => w.draw += 1,
-                None => {}
+
+        // Komi sweep.
+        for name in &panels {
+            let mut points: Vec<(f64, Rate)> = cells
+                .iter()
+                .filter(|c| &c.comparison == name && c.dimension == "komi_sweep")
+                .filter_map(|c| Some((c.value.parse::<f64>().ok()?, Rate::of_cell(c))))
+                .collect();
+            points.sort_by(|a, b| a.0.total_cmp(&b.0));
+            if !points.is_empty() {
+                m.sweep.push(Sweep {
+                    comparison: name.clone(),
+                    points,
+                });
             }
         }
-        m.winners.push(w);
-    }
-    m.self_check = self_check(rows);
-    for (name, pair) in &pairs {
-        m.uncertainty.push(uncertainty(rows, name, *pair));
-    }
-    pick_examples(&mut m, rows, &pairs, examples, max_boards);
 
-    // Inputs, in order of appearance.
-    let mut inputs: Vec<(String, u64)> = Vec::new();
-    for r in rows {
-        match inputs.last_mut() {
+        Builder {
+            m,
+            certainty: CertaintyCounts::new(&pairs, panels),
+            splits: pairs
+                .iter()
+                .filter_map(|(name, pair)| Some(SplitGrid::new(name, pair.headline()?)))
+                .collect(),
+            uncertainty: pairs
+                .iter()
+                .map(|(name, pair)| UncertaintyCounts::new(name, *pair))
+                .collect(),
+            examples: ExampleCandidates::new(pairs.len(), examples),
+            pairs,
+            facts: Facts::default(),
+            winners: WinnerCounts::default(),
+            self_check: SelfCheckCounts::default(),
+            max_boards,
+        }
+    }
+
+    /// Adds the next row (rows are numbered in the order they are added).
+    pub fn add(&mut self, r: &Row) {
+        let i = self.facts.rows;
+        self.facts.add(r);
+        self.winners.add(r);
+        self.certainty.add(r);
+        for s in &mut self.splits {
+            s.add(r);
+        }
+        self.self_check.add(i, r);
+        for u in &mut self.uncertainty {
+            u.add(r);
+        }
+        self.examples.add(i, r, &self.pairs);
+    }
+
+    pub fn finish(self, summary: &SummaryFile) -> Model {
+        let Builder {
+            mut m,
+            pairs,
+            facts,
+            winners,
+            certainty,
+            splits,
+            self_check,
+            uncertainty,
+            examples,
+            max_boards,
+        } = self;
+        m.rows = facts.rows;
+        m.settled_with_result = facts.settled_result;
+        m.rule_sets = (0..RULE_SETS).filter(|&i| facts.scored[i]).collect();
+        let certainty_at = 6; // after dead_source
+        m.breakdowns.insert(certainty_at, certainty.breakdown());
+        m.certainty = certainty.classes();
+        m.splits = splits.into_iter().map(SplitGrid::finish).collect();
+        m.winners = winners.finish(&m.rule_sets);
+        let (sc, missed) = self_check.finish();
+        m.self_check = sc;
+        m.uncertainty = uncertainty
+            .into_iter()
+            .map(|u| u.finish(facts.doubtful_column))
+            .collect();
+        m.shown = missed;
+        examples.pick(&mut m, &pairs, max_boards);
+        m.inputs = facts.inputs;
+        m.warnings = cross_check(summary, &m, facts.settled_dead, facts.doubtful_column);
+        m
+    }
+}
+
+/// What the rows hold at all: how many, the rule sets they were scored
+/// under, which columns are present, the inputs in order of appearance
+/// (one per top-level input of the run, not per file).
+#[derive(Debug, Default)]
+struct Facts {
+    rows: usize,
+    scored: [bool; RULE_SETS],
+    /// Some row has `doubtful_chains` (schema 4 and later: flipped margins).
+    doubtful_column: bool,
+    /// Some row's dead stones come from the settler, not the marks.
+    settled_dead: bool,
+    /// Some row was settled with the record's result.
+    settled_result: bool,
+    inputs: Vec<(String, u64)>,
+}
+
+impl Facts {
+    fn add(&mut self, r: &Row) {
+        self.rows += 1;
+        for (s, w) in self.scored.iter_mut().zip(&r.winner) {
+            *s |= w.is_some();
+        }
+        self.doubtful_column |= r.doubtful_chains.is_some();
+        self.settled_dead |= r.dead_source.as_deref().is_some_and(|s| s != "marks");
+        self.settled_result |= r.dead_source.as_deref() == Some("settled_result");
+        match self.inputs.last_mut() {
             Some((i, n)) if **i == *r.input => *n += 1,
-            _ => match inputs.iter_mut().find(|(i, _)| **i == *r.input) {
+            _ => match self.inputs.iter_mut().find(|(i, _)| **i == *r.input) {
                 Some((_, n)) => *n += 1,
-                None => inputs.push((r.input.to_string(), 1)),
+                None => self.inputs.push((r.input.to_string(), 1)),
             },
         }
     }
-    m.inputs = inputs;
-    m.warnings = cross_check(run, &m, &pairs);
-    m
+}
+
+/// Winners under each rule set: Black, White, draw.
+#[derive(Debug, Default)]
+struct WinnerCounts([[u64; 3]; RULE_SETS]);
+
+impl WinnerCounts {
+    fn add(&mut self, r: &Row) {
+        for (c, w) in self.0.iter_mut().zip(&r.winner) {
+            match w {
+                Some(Win::B) => c[0] += 1,
+                Some(Win::W) => c[1] += 1,
+                Some(Win::Draw) => c[2] += 1,
+                None => {}
+            }
+        }
+    }
+
+    fn finish(&self, rule_sets: &[usize]) -> Vec<Winners> {
+        rule_sets
+            .iter()
+            .map(|&i| Winners {
+                rule_set: RuleSet::ALL[i].id().to_string(),
+                black: self.0[i][0],
+                white: self.0[i][1],
+                draw: self.0[i][2],
+            })
+            .collect()
+    }
 }
 
 fn breakdown_of_cells(cells: &[Cell], dim: &str, panels: &[String]) -> Breakdown {
@@ -467,72 +611,109 @@ pub const CERTAINTY: [&str; 5] = [
     "settled with the result",
 ];
 
-fn certainty_class(r: &Row) -> &'static str {
+/// The index in [`CERTAINTY`] of a row's class.
+fn certainty_index(r: &Row) -> usize {
     match r.dead_source.as_deref() {
-        Some("marks") => CERTAINTY[0],
-        Some("settled_result") => CERTAINTY[4],
-        _ if r.certain() => CERTAINTY[1],
+        Some("marks") => 0,
+        Some("settled_result") => 4,
+        _ if r.certain() => 1,
         _ if r.doubtful_chains.unwrap_or(0) > 0
             || r.confidence.is_some_and(|c| {
                 c <= f64::from(verdict_rules::settle::DOUBTFUL_CONFIDENCE) + 1e-6
             }) =>
         {
-            CERTAINTY[3]
+            3
         }
-        _ => CERTAINTY[2],
+        _ => 2,
     }
 }
 
-fn certainty_counts(rows: &[Row]) -> Vec<(&'static str, u64)> {
-    let mut out: Vec<(&'static str, u64)> = CERTAINTY.iter().map(|c| (*c, 0)).collect();
-    for r in rows.iter().filter(|r| r.dead_source.is_some()) {
-        let c = certainty_class(r);
-        if let Some(e) = out.iter_mut().find(|(k, _)| *k == c) {
-            e.1 += 1;
-        }
-    }
-    out
+/// Games by certainty class (rows with a dead-stone source), and the
+/// headline comparisons by certainty class.
+#[derive(Debug)]
+struct CertaintyCounts {
+    classes: [u64; CERTAINTY.len()],
+    /// The comparisons of the breakdown (the headline ones), by name.
+    pairs: Vec<(String, Pair)>,
+    /// Their `(scorable, disagreements, draws)` by class, as `pairs`.
+    counts: Vec<[(u64, u64, u64); CERTAINTY.len()]>,
+    panels: Vec<String>,
 }
 
-fn certainty_breakdown(rows: &[Row], pairs: &[(String, Pair)], panels: &[String]) -> Breakdown {
-    let dim = "certainty";
-    let mut counts: BTreeMap<(&str, &str), (u64, u64, u64)> = BTreeMap::new();
-    for (name, pair) in pairs.iter().filter(|(n, _)| panels.contains(n)) {
-        for r in rows {
+impl CertaintyCounts {
+    fn new(pairs: &[(String, Pair)], panels: Vec<String>) -> CertaintyCounts {
+        let pairs: Vec<(String, Pair)> = pairs
+            .iter()
+            .filter(|(n, _)| panels.contains(n))
+            .cloned()
+            .collect();
+        CertaintyCounts {
+            classes: [0; CERTAINTY.len()],
+            counts: vec![[(0, 0, 0); CERTAINTY.len()]; pairs.len()],
+            pairs,
+            panels,
+        }
+    }
+
+    fn add(&mut self, r: &Row) {
+        let class = certainty_index(r);
+        if r.dead_source.is_some() {
+            self.classes[class] += 1;
+        }
+        for ((_, pair), c) in self.pairs.iter().zip(&mut self.counts) {
             let Some((wa, wb)) = r.pair(pair.a, pair.b) else {
                 continue;
             };
-            let e = counts.entry((name, certainty_class(r))).or_default();
+            let e = &mut c[class];
             e.0 += 1;
             e.1 += u64::from(wa != wb);
             e.2 += u64::from(wa == Win::Draw || wb == Win::Draw);
         }
     }
-    let values: Vec<String> = CERTAINTY
-        .iter()
-        .filter(|c| counts.keys().any(|(_, v)| v == *c))
-        .map(|c| c.to_string())
-        .collect();
-    let panels = panels
-        .iter()
-        .map(|p| {
-            let rates = values
-                .iter()
-                .map(|v| {
-                    counts
-                        .get(&(p.as_str(), v.as_str()))
-                        .map(|&(n, k, d)| Rate::counted(p, dim, v, k, n, d))
-                })
-                .collect();
-            (p.clone(), rates)
-        })
-        .collect();
-    Breakdown {
-        dimension: dim.to_string(),
-        values,
-        panels,
-        omitted: (0, 0),
-        from_summary: false,
+
+    fn classes(&self) -> Vec<(&'static str, u64)> {
+        CERTAINTY.iter().copied().zip(self.classes).collect()
+    }
+
+    fn breakdown(&self) -> Breakdown {
+        let dim = "certainty";
+        // A comparison named twice adds up, as one cell.
+        let mut by_name: BTreeMap<&str, [(u64, u64, u64); CERTAINTY.len()]> = BTreeMap::new();
+        for ((name, _), c) in self.pairs.iter().zip(&self.counts) {
+            let e = by_name
+                .entry(name.as_str())
+                .or_insert([(0, 0, 0); CERTAINTY.len()]);
+            for (x, y) in e.iter_mut().zip(c) {
+                *x = (x.0 + y.0, x.1 + y.1, x.2 + y.2);
+            }
+        }
+        let present: Vec<usize> = (0..CERTAINTY.len())
+            .filter(|&c| by_name.values().any(|v| v[c].0 > 0))
+            .collect();
+        let panels = self
+            .panels
+            .iter()
+            .map(|p| {
+                let rates = present
+                    .iter()
+                    .map(|&c| {
+                        by_name
+                            .get(p.as_str())
+                            .map(|v| v[c])
+                            .filter(|&(n, _, _)| n > 0)
+                            .map(|(n, k, d)| Rate::counted(p, dim, CERTAINTY[c], k, n, d))
+                    })
+                    .collect();
+                (p.clone(), rates)
+            })
+            .collect();
+        Breakdown {
+            dimension: dim.to_string(),
+            values: present.iter().map(|&c| CERTAINTY[c].to_string()).collect(),
+            panels,
+            omitted: (0, 0),
+            from_summary: false,
+        }
     }
 }
 
@@ -541,71 +722,99 @@ fn half(m: f64) -> f64 {
     (m * 2.0).round() / 2.0
 }
 
-fn split(rows: &[Row], name: &str, pair: Pair) -> Split {
-    let mut grid: BTreeMap<(i64, i64), (u64, u64)> = BTreeMap::new();
-    let (mut scorable, mut in_window, mut disagreements, mut dis_in) = (0, 0, 0, 0);
-    for r in rows {
+/// One headline comparison's games near zero, by (margin in half points,
+/// gap): at most 33 margins by 11 gaps, whatever the number of games.
+#[derive(Debug)]
+struct SplitGrid {
+    comparison: String,
+    pair: Pair,
+    grid: BTreeMap<(i64, i64), (u64, u64)>,
+    scorable: u64,
+    in_window: u64,
+    disagreements: u64,
+    disagreements_in_window: u64,
+}
+
+impl SplitGrid {
+    fn new(name: &str, pair: Pair) -> SplitGrid {
+        SplitGrid {
+            comparison: name.to_string(),
+            pair,
+            grid: BTreeMap::new(),
+            scorable: 0,
+            in_window: 0,
+            disagreements: 0,
+            disagreements_in_window: 0,
+        }
+    }
+
+    fn add(&mut self, r: &Row) {
+        let pair = self.pair;
         let (Some((wa, wb)), Some(ma), Some(mb)) =
             (r.pair(pair.a, pair.b), r.margin[pair.a], r.margin[pair.b])
         else {
-            continue;
+            return;
         };
-        scorable += 1;
+        self.scorable += 1;
         let differ = wa != wb;
-        disagreements += u64::from(differ);
+        self.disagreements += u64::from(differ);
         let y = half(mb);
         if y.abs() > MARGIN_WINDOW {
-            continue;
+            return;
         }
-        in_window += 1;
-        dis_in += u64::from(differ);
+        self.in_window += 1;
+        self.disagreements_in_window += u64::from(differ);
         let gap = ((mb - ma).round() as i64).clamp(-MAX_GAP, MAX_GAP);
-        let e = grid.entry(((y * 2.0) as i64, gap)).or_default();
+        let e = self.grid.entry(((y * 2.0) as i64, gap)).or_default();
         e.0 += 1;
         e.1 += u64::from(differ);
     }
-    let gaps: Vec<i64> = grid
-        .keys()
-        .map(|k| k.1)
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
-    // Every margin from the highest to the lowest, so the rows are an
-    // axis: in whole points when all margins have the same fraction (a
-    // half-point komi), else in half points.
-    let present: BTreeSet<i64> = grid.keys().map(|k| k.0).collect();
-    let step = if present.iter().all(|y| y.rem_euclid(2) == 0)
-        || present.iter().all(|y| y.rem_euclid(2) == 1)
-    {
-        2
-    } else {
-        1
-    };
-    let mut ys: Vec<i64> = Vec::new();
-    if let (Some(&lo), Some(&hi)) = (present.first(), present.last()) {
-        let mut y = hi;
-        while y >= lo {
-            ys.push(y);
-            y -= step;
+
+    fn finish(self) -> Split {
+        let grid = self.grid;
+        let gaps: Vec<i64> = grid
+            .keys()
+            .map(|k| k.1)
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        // Every margin from the highest to the lowest, so the rows are an
+        // axis: in whole points when all margins have the same fraction (a
+        // half-point komi), else in half points.
+        let present: BTreeSet<i64> = grid.keys().map(|k| k.0).collect();
+        let step = if present.iter().all(|y| y.rem_euclid(2) == 0)
+            || present.iter().all(|y| y.rem_euclid(2) == 1)
+        {
+            2
+        } else {
+            1
+        };
+        let mut ys: Vec<i64> = Vec::new();
+        if let (Some(&lo), Some(&hi)) = (present.first(), present.last()) {
+            let mut y = hi;
+            while y >= lo {
+                ys.push(y);
+                y -= step;
+            }
         }
-    }
-    let cells = ys
-        .iter()
-        .map(|y| {
-            gaps.iter()
-                .map(|g| grid.get(&(*y, *g)).copied().unwrap_or((0, 0)))
-                .collect()
-        })
-        .collect();
-    Split {
-        comparison: name.to_string(),
-        gaps,
-        margins: ys.iter().map(|y| *y as f64 / 2.0).collect(),
-        cells,
-        scorable,
-        in_window,
-        disagreements,
-        disagreements_in_window: dis_in,
+        let cells = ys
+            .iter()
+            .map(|y| {
+                gaps.iter()
+                    .map(|g| grid.get(&(*y, *g)).copied().unwrap_or((0, 0)))
+                    .collect()
+            })
+            .collect();
+        Split {
+            comparison: self.comparison,
+            gaps,
+            margins: ys.iter().map(|y| *y as f64 / 2.0).collect(),
+            cells,
+            scorable: self.scorable,
+            in_window: self.in_window,
+            disagreements: self.disagreements,
+            disagreements_in_window: self.disagreements_in_window,
+        }
     }
 }
 
@@ -631,14 +840,26 @@ fn miss_reason(r: &Row, recorded: f64, computed: f64) -> &'static str {
     }
 }
 
-fn self_check(rows: &[Row]) -> SelfCheck {
-    let mut s = SelfCheck::default();
-    let mut by_source: BTreeMap<String, Agreement> = BTreeMap::new();
-    let mut by_rule: BTreeMap<String, Agreement> = BTreeMap::new();
-    let mut by_input: BTreeMap<String, Agreement> = BTreeMap::new();
-    let mut reasons: BTreeMap<&'static str, u64> = BTreeMap::new();
-    let mut unchecked: BTreeMap<&'static str, u64> = BTreeMap::new();
-    for (i, r) in rows.iter().enumerate() {
+/// Most self-check misses the page lists (the first in input order).
+pub const MAX_MISSES: usize = 20;
+
+/// The self-check section, counted: groups are dead-stone sources, rule
+/// sets and top-level inputs, a handful each.
+#[derive(Debug, Default)]
+struct SelfCheckCounts {
+    s: SelfCheck,
+    by_source: BTreeMap<String, Agreement>,
+    by_rule: BTreeMap<String, Agreement>,
+    by_input: BTreeMap<String, Agreement>,
+    reasons: BTreeMap<&'static str, u64>,
+    unchecked: BTreeMap<&'static str, u64>,
+    /// The rows of the misses listed.
+    missed: BTreeMap<usize, Row>,
+}
+
+impl SelfCheckCounts {
+    fn add(&mut self, i: usize, r: &Row) {
+        let s = &mut self.s;
         let agrees = match r.self_check_status.as_deref() {
             Some("agrees") => true,
             Some("disagrees") => false,
@@ -649,27 +870,30 @@ fn self_check(rows: &[Row]) -> SelfCheck {
                 } else {
                     "rules verdict does not know"
                 };
-                *unchecked.entry(why).or_default() += 1;
-                continue;
+                *self.unchecked.entry(why).or_default() += 1;
+                return;
             }
-            None => continue,
+            None => return,
         };
         let groups = [
             (
-                &mut by_source,
+                &mut self.by_source,
                 r.dead_source.as_deref().unwrap_or("unknown"),
             ),
             (
-                &mut by_rule,
+                &mut self.by_rule,
                 r.self_check_rule_set.as_deref().unwrap_or("unknown"),
             ),
-            (&mut by_input, &*r.input),
+            (&mut self.by_input, &*r.input),
         ];
         for (map, key) in groups {
-            let e = map.entry(key.to_string()).or_insert_with(|| Agreement {
-                group: key.to_string(),
-                ..Agreement::default()
-            });
+            let e = match map.get_mut(key) {
+                Some(e) => e,
+                None => map.entry(key.to_string()).or_insert_with(|| Agreement {
+                    group: key.to_string(),
+                    ..Agreement::default()
+                }),
+            };
             if agrees {
                 e.agrees += 1;
             } else {
@@ -678,7 +902,7 @@ fn self_check(rows: &[Row]) -> SelfCheck {
         }
         if agrees {
             s.agrees += 1;
-            continue;
+            return;
         }
         s.disagrees += 1;
         let (rec, comp) = (
@@ -686,8 +910,8 @@ fn self_check(rows: &[Row]) -> SelfCheck {
             r.self_check_computed.unwrap_or(f64::NAN),
         );
         let reason = miss_reason(r, rec, comp);
-        *reasons.entry(reason).or_default() += 1;
-        if s.misses.len() < 20 {
+        *self.reasons.entry(reason).or_default() += 1;
+        if s.misses.len() < MAX_MISSES {
             s.misses.push(Miss {
                 row: i,
                 rule_set: r.self_check_rule_set.as_deref().unwrap_or("").to_string(),
@@ -695,39 +919,71 @@ fn self_check(rows: &[Row]) -> SelfCheck {
                 computed: comp,
                 reason,
             });
+            self.missed.insert(i, r.clone());
         }
     }
-    s.by_dead_source = by_source.into_values().collect();
-    s.by_rule_set = by_rule.into_values().collect();
-    let mut inputs: Vec<Agreement> = by_input.into_values().collect();
-    inputs.sort_by_key(|a| std::cmp::Reverse(a.agrees + a.disagrees));
-    inputs.truncate(MAX_VALUES);
-    s.by_input = inputs;
-    let mut reasons: Vec<(&'static str, u64)> = reasons.into_iter().collect();
-    reasons.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
-    s.reasons = reasons;
-    s.unchecked_reasons = unchecked.into_iter().collect();
-    s
+
+    /// The section, and the rows of its misses.
+    fn finish(self) -> (SelfCheck, BTreeMap<usize, Row>) {
+        let mut s = self.s;
+        s.by_dead_source = self.by_source.into_values().collect();
+        s.by_rule_set = self.by_rule.into_values().collect();
+        let mut inputs: Vec<Agreement> = self.by_input.into_values().collect();
+        inputs.sort_by_key(|a| std::cmp::Reverse(a.agrees + a.disagrees));
+        inputs.truncate(MAX_VALUES);
+        s.by_input = inputs;
+        let mut reasons: Vec<(&'static str, u64)> = self.reasons.into_iter().collect();
+        reasons.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        s.reasons = reasons;
+        s.unchecked_reasons = self.unchecked.into_iter().collect();
+        (s, self.missed)
+    }
 }
 
-fn uncertainty(rows: &[Row], name: &str, pair: Pair) -> Uncertainty {
-    let (mut n, mut k, mut d) = (0, 0, 0);
-    let (mut nc, mut kc, mut dc) = (0, 0, 0);
-    let (mut lo, mut hi, mut doubtful, mut flips) = (0, 0, 0, 0);
-    let has_flipped_columns = rows.iter().any(|r| r.doubtful_chains.is_some());
-    for r in rows {
+/// One comparison's rate on all games and on the certain ones, and its
+/// bounds had every doubtful chain gone the other way.
+#[derive(Debug)]
+struct UncertaintyCounts {
+    comparison: String,
+    pair: Pair,
+    /// `(scorable, disagreements, draws)` of all games, of the certain ones.
+    all: (u64, u64, u64),
+    certain: (u64, u64, u64),
+    lo: u64,
+    hi: u64,
+    doubtful: u64,
+    flips: u64,
+}
+
+impl UncertaintyCounts {
+    fn new(name: &str, pair: Pair) -> UncertaintyCounts {
+        UncertaintyCounts {
+            comparison: name.to_string(),
+            pair,
+            all: (0, 0, 0),
+            certain: (0, 0, 0),
+            lo: 0,
+            hi: 0,
+            doubtful: 0,
+            flips: 0,
+        }
+    }
+
+    fn add(&mut self, r: &Row) {
+        let pair = self.pair;
         let Some((wa, wb)) = r.pair(pair.a, pair.b) else {
-            continue;
+            return;
         };
         let differ = wa != wb;
         let draw = wa == Win::Draw || wb == Win::Draw;
-        n += 1;
-        k += u64::from(differ);
-        d += u64::from(draw);
+        let count = |c: &mut (u64, u64, u64)| {
+            c.0 += 1;
+            c.1 += u64::from(differ);
+            c.2 += u64::from(draw);
+        };
+        count(&mut self.all);
         if r.certain() {
-            nc += 1;
-            kc += u64::from(differ);
-            dc += u64::from(draw);
+            count(&mut self.certain);
         }
         let flipped = match (r.flipped_winner(pair.a), r.flipped_winner(pair.b)) {
             (Some(fa), Some(fb)) => Some(fa != fb),
@@ -735,24 +991,30 @@ fn uncertainty(rows: &[Row], name: &str, pair: Pair) -> Uncertainty {
         };
         match flipped {
             Some(f) => {
-                doubtful += 1;
-                flips += u64::from(f != differ);
-                lo += u64::from(f && differ);
-                hi += u64::from(f || differ);
+                self.doubtful += 1;
+                self.flips += u64::from(f != differ);
+                self.lo += u64::from(f && differ);
+                self.hi += u64::from(f || differ);
             }
             None => {
-                lo += u64::from(differ);
-                hi += u64::from(differ);
+                self.lo += u64::from(differ);
+                self.hi += u64::from(differ);
             }
         }
     }
-    Uncertainty {
-        comparison: name.to_string(),
-        all: Rate::counted(name, "all", "all", k, n, d),
-        certain: Rate::counted(name, "certainty", "certain", kc, nc, dc),
-        bounds: has_flipped_columns.then_some((lo, hi)),
-        doubtful_games: doubtful,
-        flips,
+
+    /// `has_flipped_columns`: whether the rows have the flipped margins.
+    fn finish(self, has_flipped_columns: bool) -> Uncertainty {
+        let name = &self.comparison;
+        let ((n, k, d), (nc, kc, dc)) = (self.all, self.certain);
+        Uncertainty {
+            comparison: name.clone(),
+            all: Rate::counted(name, "all", "all", k, n, d),
+            certain: Rate::counted(name, "certainty", "certain", kc, nc, dc),
+            bounds: has_flipped_columns.then_some((self.lo, self.hi)),
+            doubtful_games: self.doubtful,
+            flips: self.flips,
+        }
     }
 }
 
@@ -816,80 +1078,116 @@ impl Terms {
     }
 }
 
-fn pick_examples(
-    m: &mut Model,
-    rows: &[Row],
-    pairs: &[(String, Pair)],
+/// The games examples are picked from: for each comparison, the first
+/// `per` whose winners differ and whose dead stones are certain, and the
+/// first `per` others (certain games are shown first, then in input order,
+/// so no later game can be picked), with their rows.
+#[derive(Debug)]
+struct ExampleCandidates {
     per: usize,
-    max_boards: usize,
-) {
-    let mut chosen: Vec<usize> = Vec::new();
-    for (name, pair) in pairs {
-        let differ = |r: &Row| r.pair(pair.a, pair.b).is_some_and(|(a, b)| a != b);
-        // Certain games first (their disagreement is the rules', not the
-        // settler's), then in input order; games already drawn are reused.
-        let mut picks: Vec<usize> = Vec::new();
-        for certain in [true, false] {
-            for (i, r) in rows.iter().enumerate() {
-                if picks.len() >= per {
-                    break;
-                }
-                if r.certain() == certain && differ(r) {
-                    picks.push(i);
-                }
+    /// `(certain, others)` by comparison, as the builder's pairs.
+    firsts: Vec<(Vec<usize>, Vec<usize>)>,
+    rows: BTreeMap<usize, Row>,
+}
+
+impl ExampleCandidates {
+    fn new(pairs: usize, per: usize) -> ExampleCandidates {
+        ExampleCandidates {
+            per,
+            firsts: vec![(Vec::new(), Vec::new()); pairs],
+            rows: BTreeMap::new(),
+        }
+    }
+
+    fn add(&mut self, i: usize, r: &Row, pairs: &[(String, Pair)]) {
+        let mut keep = false;
+        let mut certain = None;
+        for ((_, pair), (sure, others)) in pairs.iter().zip(&mut self.firsts) {
+            if r.pair(pair.a, pair.b).is_none_or(|(a, b)| a == b) {
+                continue;
+            }
+            let list = if *certain.get_or_insert_with(|| r.certain()) {
+                sure
+            } else {
+                others
+            };
+            if list.len() < self.per {
+                list.push(i);
+                keep = true;
             }
         }
-        picks.sort_unstable();
-        // Past the budget of boards, only games already drawn are shown.
-        picks.retain(|i| {
-            chosen.contains(i)
-                || chosen.len() < max_boards && {
-                    chosen.push(*i);
-                    true
-                }
-        });
-        m.examples_of.push((name.clone(), picks));
+        if keep {
+            self.rows.insert(i, r.clone());
+        }
     }
-    chosen.sort_unstable();
-    for i in chosen {
-        let r = &rows[i];
-        let comparisons: Vec<String> = m
-            .examples_of
-            .iter()
-            .filter(|(_, rs)| rs.contains(&i))
-            .map(|(n, _)| n.clone())
-            .collect();
-        let terms: Vec<Terms> = m.rule_sets.iter().filter_map(|&k| terms_of(r, k)).collect();
-        let consistent = terms.iter().all(|t| (t.total() - t.margin).abs() < 1e-9);
-        m.examples.push(Example {
-            row: i,
-            comparisons,
-            terms,
-            consistent,
-        });
+
+    /// Picks each comparison's examples, within `max_boards` boards in all,
+    /// and keeps the rows of those drawn in `m.shown`.
+    fn pick(mut self, m: &mut Model, pairs: &[(String, Pair)], max_boards: usize) {
+        let per = self.per;
+        let mut chosen: Vec<usize> = Vec::new();
+        for ((name, _), (sure, others)) in pairs.iter().zip(&self.firsts) {
+            let mut picks: Vec<usize> = sure.iter().take(per).copied().collect();
+            let more = per - picks.len();
+            picks.extend(others.iter().take(more));
+            picks.sort_unstable();
+            // Past the budget of boards, only games already drawn are shown.
+            picks.retain(|i| {
+                chosen.contains(i)
+                    || chosen.len() < max_boards && {
+                        chosen.push(*i);
+                        true
+                    }
+            });
+            m.examples_of.push((name.clone(), picks));
+        }
+        chosen.sort_unstable();
+        for i in chosen {
+            let Some(r) = self.rows.remove(&i) else {
+                continue;
+            };
+            let comparisons: Vec<String> = m
+                .examples_of
+                .iter()
+                .filter(|(_, rs)| rs.contains(&i))
+                .map(|(n, _)| n.clone())
+                .collect();
+            let terms: Vec<Terms> = m
+                .rule_sets
+                .iter()
+                .filter_map(|&k| terms_of(&r, k))
+                .collect();
+            let consistent = terms.iter().all(|t| (t.total() - t.margin).abs() < 1e-9);
+            m.examples.push(Example {
+                row: i,
+                comparisons,
+                terms,
+                consistent,
+            });
+            m.shown.insert(i, r);
+        }
     }
 }
 
 /// What a reader must be told: the rows and the summary disagree (a run
 /// cut short, a folder mixed from two runs), or terms do not add up.
-fn cross_check(run: &RunData, m: &Model, pairs: &[(String, Pair)]) -> Vec<String> {
+fn cross_check(
+    summary: &SummaryFile,
+    m: &Model,
+    settled_dead: bool,
+    doubtful_column: bool,
+) -> Vec<String> {
     let mut w = Vec::new();
-    let rows = &run.rows;
-    if rows.len() as u64 != run.summary.games {
+    if m.rows as u64 != summary.games {
         w.push(format!(
             "summary.json counts {} games but games/*.parquet holds {} rows: the run may be unfinished or its folder mixed with another's.",
-            run.summary.games,
-            rows.len()
+            summary.games,
+            m.rows
         ));
     }
-    for (name, pair) in pairs {
-        let (mut n, mut k) = (0, 0);
-        for r in rows {
-            if let Some((a, b)) = r.pair(pair.a, pair.b) {
-                n += 1;
-                k += u64::from(a != b);
-            }
-        }
+    // The uncertainty section counts every comparison on all its games.
+    for u in &m.uncertainty {
+        let (name, n, k) = (&u.comparison, u.all.scorable, u.all.disagreements);
         if let Some(h) = m.headline.iter().find(|h| &h.comparison == name) {
             if (h.scorable, h.disagreements) != (n, k) {
                 w.push(format!(
@@ -905,7 +1203,7 @@ fn cross_check(run: &RunData, m: &Model, pairs: &[(String, Pair)]) -> Vec<String
         ("disagrees", sc.disagrees),
         ("unchecked", sc.unchecked),
     ] {
-        let theirs = run.summary.self_check.get(key).copied().unwrap_or(0);
+        let theirs = summary.self_check.get(key).copied().unwrap_or(0);
         if theirs != mine {
             w.push(format!(
                 "self-check {key}: summary.json says {theirs}, the rows say {mine}."
@@ -915,12 +1213,7 @@ fn cross_check(run: &RunData, m: &Model, pairs: &[(String, Pair)]) -> Vec<String
     if m.examples.iter().any(|e| !e.consistent) {
         w.push("Some example's terms do not add up to its margin (see the examples).".to_string());
     }
-    if !rows.is_empty()
-        && rows.iter().all(|r| r.doubtful_chains.is_none())
-        && rows
-            .iter()
-            .any(|r| r.dead_source.as_deref().is_some_and(|s| s != "marks"))
-    {
+    if m.rows > 0 && !doubtful_column && settled_dead {
         w.push("These rows predate schema 4: no flipped margins, so the bounds of the uncertainty section are not available. Run the corpus again to get them.".to_string());
     }
     w
@@ -967,15 +1260,25 @@ mod tests {
             // Settled without doubt, agreeing.
             row("settled", -3, -3, None),
         ];
-        let u = uncertainty(&rows, "jpd_a_vs_jpd_b", pair);
+        let mut u = UncertaintyCounts::new("jpd_a_vs_jpd_b", pair);
+        for r in &rows {
+            u.add(r);
+        }
+        let u = u.finish(true);
         assert_eq!((u.all.disagreements, u.all.scorable), (2, 5));
         assert_eq!(u.bounds, Some((1, 3)));
         assert_eq!((u.doubtful_games, u.flips), (3, 2));
         // Only the marked game is certain (the others have guessed stones).
         assert_eq!((u.certain.disagreements, u.certain.scorable), (1, 1));
-        assert_eq!(certainty_class(&rows[0]), "marks");
-        assert_eq!(certainty_class(&rows[1]), "settled, doubtful chains");
-        assert_eq!(certainty_class(&rows[4]), "settled, no doubtful chain");
+        assert_eq!(CERTAINTY[certainty_index(&rows[0])], "marks");
+        assert_eq!(
+            CERTAINTY[certainty_index(&rows[1])],
+            "settled, doubtful chains"
+        );
+        assert_eq!(
+            CERTAINTY[certainty_index(&rows[4])],
+            "settled, no doubtful chain"
+        );
     }
 
     #[test]
@@ -987,7 +1290,11 @@ mod tests {
             row("marks", -1, 0, None),
             row("marks", 40, 41, None),
         ];
-        let s = split(&rows, "jpd_a_vs_jpd_b", pair);
+        let mut s = SplitGrid::new("jpd_a_vs_jpd_b", pair);
+        for r in &rows {
+            s.add(r);
+        }
+        let s = s.finish();
         assert_eq!(
             (
                 s.scorable,
