@@ -851,7 +851,7 @@ fn read_shut_in(
                     continue;
                 }
                 let around = nbrs(cell).map(|q| board.stone(q));
-                let by_wall = around.iter().any(|&s| s == opp)
+                let by_wall = around.contains(&opp)
                     || nbrs(cell).iter().any(|q| fill[..n].contains(&(*q as u16)));
                 if by_wall && around.contains(&me) {
                     if kept < OUTSIDE_LIBERTIES {
