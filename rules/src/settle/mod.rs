@@ -750,7 +750,7 @@ const OUTSIDE_LIBERTIES: usize = 2;
 
 /// Positions read per group shut in: its outside liberties are in the
 /// enclosure, and the attacker must fill them all before the kill.
-const SHUT_IN_BUDGET: u32 = 40_000;
+const SHUT_IN_BUDGET: u32 = 10_000;
 
 /// Reads the chains the layers above left standing inside territory the
 /// opponent has closed ([`Statics::shut_in`]) as a group-level question:
