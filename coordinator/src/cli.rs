@@ -249,6 +249,28 @@ pub struct GnuGoArgs {
     pub program: String,
 }
 
+/// Who settles the games verdict is unsure of.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Referee {
+    /// GNU Go's `final_status_list dead` over GTP (`--gnugo-bin`).
+    Gnugo,
+}
+
+/// The opt-in referee: another program decides the games whose
+/// settlement is not certain.
+#[derive(Debug, Args)]
+pub struct RefereeArgs {
+    /// Ask this referee about every game whose least sure chain is at or
+    /// below --referee-threshold, and count its answer there (slow: GNU Go
+    /// takes about a second a game); reported beside verdict alone.
+    #[arg(long, value_enum, value_name = "PROGRAM")]
+    pub referee: Option<Referee>,
+    /// The confidence at or below which a game goes to the referee (0.6:
+    /// every doubtful chain; 0.95: everything but proofs).
+    #[arg(long = "referee-threshold", default_value_t = 0.6, value_name = "C")]
+    pub referee_threshold: f32,
+}
+
 #[derive(Debug, Args)]
 pub struct ResultsArgs {
     /// SGF files, collection files, directories (searched recursively) or
@@ -258,6 +280,8 @@ pub struct ResultsArgs {
     pub inputs: Vec<PathBuf>,
     #[command(flatten)]
     pub gnugo: GnuGoArgs,
+    #[command(flatten)]
+    pub referee: RefereeArgs,
     /// List up to N games verdict does not reproduce, with the recorded
     /// margin and each settler's.
     #[arg(long, default_value_t = 0, value_name = "N")]
@@ -274,6 +298,8 @@ pub struct DeadstonesArgs {
     pub inputs: Vec<PathBuf>,
     #[command(flatten)]
     pub gnugo: GnuGoArgs,
+    #[command(flatten)]
+    pub referee: RefereeArgs,
     /// Print the board of up to N games verdict gets wrong: x/o dead for
     /// both; dead by the marks only: # black, @ white; dead by verdict
     /// only: * black, % white.

@@ -429,6 +429,48 @@ pub fn settle_all(cases: &[Case], seed: u64, with_result: bool) -> (Vec<Outcome>
     (plain, layer5)
 }
 
+/// The cases whose settlement (seed 0, as `verdict run` settles) is no
+/// surer than `threshold` ([`Settlement::confidence`]): the games a
+/// referee is asked about.
+pub fn uncertain(cases: &[Case], threshold: f32) -> Vec<usize> {
+    let mut settler = Settler::new();
+    let mut settlement = Settlement::default();
+    cases
+        .iter()
+        .enumerate()
+        .filter_map(|(k, case)| {
+            settler.settle(&case.position, &mut settlement);
+            (settlement.confidence() <= threshold).then_some(k)
+        })
+        .collect()
+}
+
+/// `ours` with GNU Go's dead stones on the cases verdict is unsure of
+/// ([`uncertain`] at `threshold`), its time added to verdict's on those:
+/// the opt-in referee. Returns the outcomes and the cases GNU Go decided
+/// (a position it refuses keeps verdict's answer).
+pub fn refereed(
+    cases: &[Case],
+    ours: &[Outcome],
+    threshold: f32,
+    program: &str,
+    threads: usize,
+) -> Result<(Vec<Outcome>, Vec<usize>), GnuGoError> {
+    let asked = uncertain(cases, threshold);
+    let subset: Vec<Case> = asked.iter().map(|&k| cases[k].clone()).collect();
+    let theirs = gnugo_all(&subset, program, threads)?;
+    let mut out = ours.to_vec();
+    let mut decided = Vec::with_capacity(asked.len());
+    for (&k, t) in asked.iter().zip(theirs) {
+        out[k].elapsed += t.elapsed;
+        if t.error.is_none() {
+            out[k].dead = t.dead;
+            decided.push(k);
+        }
+    }
+    Ok((out, decided))
+}
+
 /// A GNU Go process spoken to over GTP.
 #[derive(Debug)]
 pub struct GnuGo {

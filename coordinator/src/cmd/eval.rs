@@ -6,7 +6,19 @@ use anyhow::{bail, Context};
 use verdict_worker::eval::{self, Score};
 use verdict_worker::inputs;
 
-use crate::cli::{DeadstonesArgs, ResultsArgs};
+use crate::cli::{DeadstonesArgs, Referee, ResultsArgs};
+
+/// The results table's line for the referee.
+fn print_referee_results(r: &eval::ResultScore, decided: usize, threshold: f32) {
+    println!(
+        "\n  with --referee gnugo on the {decided} games at confidence {threshold} or below: results reproduced {} ({:.2}%), winners {}, ms per game median {:.3}, p99 {:.3}",
+        r.agree,
+        100.0 * r.rate(),
+        r.winner_agree,
+        r.ms_median,
+        r.ms_p99
+    );
+}
 
 /// 2 when an input could not be read (each was named), else 0.
 fn status(unreadable: bool) -> ExitCode {
@@ -52,6 +64,21 @@ pub fn results(args: ResultsArgs) -> anyhow::Result<ExitCode> {
         )
     } else {
         None
+    };
+    let refereed = match args.referee.referee {
+        Some(Referee::Gnugo) => {
+            let (out, decided) = eval::refereed(
+                &cases,
+                &ours,
+                args.referee.referee_threshold,
+                &args.gnugo.program,
+                gnugo_processes(args.common.threads),
+            )
+            .context("running GNU Go as the referee")?;
+            let m = eval::margins(&cases, &out);
+            Some((eval::score_results(&cases, &out, &m), decided.len()))
+        }
+        None => None,
     };
     let their_margins = theirs.as_ref().map(|t| eval::margins(&cases, t));
     let gnugo_score = theirs
@@ -99,6 +126,11 @@ pub fn results(args: ResultsArgs) -> anyhow::Result<ExitCode> {
                 })
             })
             .collect();
+        if let Some((r, decided)) = &refereed {
+            out["referee"] = r.to_json();
+            out["referee"]["decided"] = (*decided).into();
+            out["referee"]["threshold"] = args.referee.referee_threshold.into();
+        }
         println!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(status(unreadable));
     }
@@ -132,6 +164,9 @@ pub fn results(args: ResultsArgs) -> anyhow::Result<ExitCode> {
                 g.failures
             );
         }
+    }
+    if let Some((r, decided)) = &refereed {
+        print_referee_results(r, *decided, args.referee.referee_threshold);
     }
     let misses: Vec<_> = cases
         .iter()
@@ -195,6 +230,20 @@ pub fn deadstones(args: DeadstonesArgs) -> anyhow::Result<ExitCode> {
         .map(|(c, &n)| (eval::case_name(c), n))
         .collect();
     let result_score = eval::score(&cases, &with_result);
+    let refereed = match args.referee.referee {
+        Some(Referee::Gnugo) => {
+            let (out, decided) = eval::refereed(
+                &cases,
+                &ours,
+                args.referee.referee_threshold,
+                &args.gnugo.program,
+                gnugo_processes(args.common.threads),
+            )
+            .context("running GNU Go as the referee")?;
+            Some((eval::score(&cases, &out), decided.len()))
+        }
+        None => None,
+    };
     let gnugo = if args.gnugo.enabled {
         let outcomes = eval::gnugo_all(
             &cases,
@@ -235,6 +284,11 @@ pub fn deadstones(args: DeadstonesArgs) -> anyhow::Result<ExitCode> {
                 })
                 .collect();
         }
+        if let Some((r, decided)) = &refereed {
+            out["referee"] = r.to_json();
+            out["referee"]["decided"] = (*decided).into();
+            out["referee"]["threshold"] = args.referee.referee_threshold.into();
+        }
         if args.seeds > 1 {
             out["seeds"] = std::iter::once(&verdict_score)
                 .chain(&seed_scores)
@@ -255,6 +309,17 @@ pub fn deadstones(args: DeadstonesArgs) -> anyhow::Result<ExitCode> {
         println!("{}", serde_json::to_string_pretty(&out)?);
     } else {
         print_table(&verdict_score, &result_score, gnugo_score);
+        if let Some((r, decided)) = &refereed {
+            println!(
+                "\n  with --referee gnugo on the {decided} games at confidence {} or below: exact {} ({:.2}%), winner flips {}, ms per game median {:.3}, p99 {:.3}",
+                args.referee.referee_threshold,
+                r.exact,
+                100.0 * r.exact_rate(),
+                r.winner_flips,
+                r.ms_median,
+                r.ms_p99
+            );
+        }
         if let (Some((_, theirs)), Some(disputes)) = (&gnugo, &disputes) {
             print_disputes(&cases, &ours, theirs, disputes);
         }

@@ -242,9 +242,18 @@ pub(crate) struct Enclosures {
     /// The same position is reached by many orders of moves: its
     /// pass-alive test is kept.
     alive: AliveCache,
+    /// Positions read per enclosure when not the default budget
+    /// ([`Enclosures::set_budget`]).
+    budget: Option<u32>,
 }
 
 impl Enclosures {
+    /// Reads with `budget` positions per enclosure from now on (`None`:
+    /// the default, which depends on the enclosure's size).
+    pub(crate) fn set_budget(&mut self, budget: Option<u32>) {
+        self.budget = budget;
+    }
+
     /// The board cells of the last enclosure read.
     pub(crate) fn cells(&self) -> impl Iterator<Item = usize> + '_ {
         self.cells.iter().map(|&c| usize::from(c))
@@ -324,11 +333,11 @@ impl Enclosures {
             return Some(false);
         }
         let empty = (self.all & !(start.stones[0] | start.stones[1])).count_ones();
-        let budget = if empty <= SMALL_SPACE {
+        let budget = self.budget.unwrap_or(if empty <= SMALL_SPACE {
             SMALL_SPACE_BUDGET
         } else {
             NODE_BUDGET
-        };
+        });
         self.prove(start, budget)
     }
 

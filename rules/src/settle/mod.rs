@@ -19,7 +19,9 @@
 //!    atari first), and a chain whose point ends up the opponent's in most
 //!    playouts is dead. Confidence is how lopsided the playouts were; when
 //!    they are close to even, the static guess decides instead (layer
-//!    Static, confidence 0.5).
+//!    Static, confidence 0.5). A chain whose share is within sampling
+//!    noise of that band's edge gets more playouts (up to 1,024), so that
+//!    which side it falls on does not depend on the draw.
 //! 4. [`Layer::Reading`]: every chain still on the board with three
 //!    liberties or fewer is read out move by move ([`reading`]); one that
 //!    is captured by force even when its owner moves first is dead. This
@@ -39,6 +41,13 @@
 //!    When the chain stands, the reverse is read too: if it, moving first,
 //!    captures every opponent stone inside (the race a chain with no
 //!    liberty outside wins inside), those are dead.
+//!    Then a chain the static layer guessed dead inside territory the
+//!    opponent has closed, that the layers above left standing, is read
+//!    as a group: the rest of that territory filled with the opponent's
+//!    stones, and with no opponent stone inside only two of its outside
+//!    liberties kept, the enclosure reading asks whether the opponent,
+//!    moving first, captures it (a straight or bent three, a square four:
+//!    eye shapes random attackers miss; confidence 0.9).
 //!    Last, a tempo fight the playouts left even (an open chain in atari
 //!    next to an open opponent chain that is not) goes by convention to
 //!    the side that captures in one move (confidence 0.6).
@@ -67,7 +76,7 @@ use crate::score::Position;
 use crate::{Color, Point};
 
 use enclosure::{Enclosures, Role, Verdict, MAX_SACRIFICE};
-use playout::{nbrs, PlayoutBoard, Playouts, BORDER};
+use playout::{nbrs, PlayoutBoard, Playouts, BORDER, CELLS};
 use reading::Reader;
 use statics::{StaticFate, Statics};
 
@@ -238,6 +247,19 @@ const PLAYOUT_ROUNDS: [(u32, f32); 4] = [(32, 0.35), (32, 0.25), (64, 0.1), (64,
 /// first, also lives on the playouts' 56%.)
 const EVEN_BAND: f32 = 0.1;
 
+/// How many standard deviations of the playouts' share (at most `0.5 /
+/// sqrt(n)` after `n` playouts) an open chain must be from the edge of
+/// [`EVEN_BAND`] for the playouts to stop: closer than that, which side of
+/// the edge it falls on is the draw's doing, and games whose result
+/// changed between playout seeds were all of this kind.
+const EDGE_SIGMAS: f32 = 2.0;
+
+/// Playouts per round while some open chain is near the band's edge.
+const EDGE_ROUND: u32 = 128;
+
+/// The most playouts for one position.
+const MAX_PLAYOUTS: u32 = 1024;
+
 /// Reusable scratch space for settling: build one per thread and reuse it;
 /// after the first position of the largest size it does not allocate.
 #[derive(Debug, Default)]
@@ -305,6 +327,24 @@ impl Settler {
                     break;
                 }
             }
+            // Then more while an open chain's share is within sampling
+            // noise of the band's edge, where the decision switches from
+            // the playouts to the static guess: a share that close comes
+            // out on either side with the draw.
+            while self.playouts.runs < MAX_PLAYOUTS {
+                let n = self.playouts.runs as f32;
+                let noise = EDGE_SIGMAS * 0.5 / n.sqrt();
+                let fates = &self.fates;
+                let playouts = &self.playouts;
+                let near_edge = (0..m).any(|c| {
+                    open(&fates[c])
+                        && ((playouts.lost_share(c) - 0.5).abs() - EVEN_BAND).abs() < noise
+                });
+                if !near_edge {
+                    break;
+                }
+                self.playouts.run(EDGE_ROUND);
+            }
         }
         let w = position.size().width() as usize;
         for c in 0..m {
@@ -371,6 +411,15 @@ impl Settler {
         );
         count_races(&mut self.reader, &self.statics, start, w, chains);
         read_enclosures(
+            &mut self.enclosures,
+            &self.statics,
+            start,
+            w,
+            chains,
+            &mut self.enclosed,
+        );
+        read_shut_in(
+            &mut self.reader,
             &mut self.enclosures,
             &self.statics,
             start,
@@ -684,6 +733,205 @@ fn read_enclosures(
                     };
                     f.layer = Layer::Reading;
                     f.confidence = READING_CONFIDENCE;
+                }
+            }
+        }
+    }
+}
+
+/// The confidence of a death read in a territory closed around the chain:
+/// a proof within the reading's limits, under the assumption that the
+/// opponent answers every move outward.
+const SHUT_IN_CONFIDENCE: f32 = 0.9;
+
+/// Outside liberties kept for a group shut in with no opponent stone
+/// inside ([`read_shut_in`]).
+const OUTSIDE_LIBERTIES: usize = 2;
+
+/// Positions read per group shut in: its outside liberties are in the
+/// enclosure, and the attacker must fill them all before the kill.
+const SHUT_IN_BUDGET: u32 = 10_000;
+
+/// Reads the chains the layers above left standing inside territory the
+/// opponent has closed ([`Statics::shut_in`]) as a group-level question:
+/// can the opponent, moving first, capture it when the group may play
+/// only on its own liberties and inside its own eye space? The rest of
+/// the territory is filled with opponent stones for the reading (the
+/// opponent answers every move outward: the game is over and the border
+/// is strong), which shrinks an open area to the group's surroundings, so
+/// the enclosure reading ([`enclosure`]: eye shapes, nakade, false eyes,
+/// seki, ko) reads it to the end. A death it proves kills every stone of
+/// the group's colour inside.
+///
+/// This is what the playouts get wrong most: random attackers miss the
+/// vital point of a straight or bent three and let an eyeless invader
+/// in a wide territory make eyes, and the static layer's guess, which
+/// knows better, decides only when the playouts come out near even.
+/// `seen` is scratch space.
+fn read_shut_in(
+    reader: &mut Reader,
+    enclosures: &mut Enclosures,
+    statics: &Statics,
+    start: &PlayoutBoard,
+    w: usize,
+    chains: &mut [ChainFate],
+    seen: &mut Vec<bool>,
+) {
+    seen.clear();
+    seen.resize(chains.len(), false);
+    for c in 0..chains.len() {
+        let fate = chains[c];
+        if seen[c]
+            || fate.status == Status::Dead
+            || matches!(fate.layer, Layer::Benson | Layer::Reading)
+        {
+            continue;
+        }
+        let Some(area) = statics.shut_in(c) else {
+            continue;
+        };
+        let me = fate.color as u8 + 1;
+        let opp = 3 - me;
+        let board = reader.board();
+        set_up(board, start, statics, w, chains, |f| {
+            f.status == Status::Dead
+        });
+        // Fill the territory beyond the group's reach: every empty point
+        // not next to a stone of its colour, except in spaces of empty
+        // points that touch no opponent stone (its eye space).
+        let mut region = [0u16; CELLS];
+        let mut mark = [false; CELLS];
+        let mut fill = [0u16; CELLS];
+        let mut n = 0;
+        for &p in area {
+            let cell = cell_of(p as usize, w);
+            if board.stone(cell) != 0 || mark[cell] {
+                continue;
+            }
+            mark[cell] = true;
+            region[0] = cell as u16;
+            let (mut len, mut k, mut open) = (1, 0, false);
+            while k < len {
+                let c = usize::from(region[k]);
+                k += 1;
+                for q in nbrs(c) {
+                    let s = board.stone(q);
+                    open |= s == opp;
+                    if s == 0 && !mark[q] {
+                        mark[q] = true;
+                        region[len] = q as u16;
+                        len += 1;
+                    }
+                }
+            }
+            if !open {
+                continue;
+            }
+            for &c in &region[..len] {
+                let c = usize::from(c);
+                if !nbrs(c).iter().any(|&q| board.stone(q) == me) {
+                    fill[n] = c as u16;
+                    n += 1;
+                }
+            }
+        }
+        // With no opponent stone inside, life is a matter of eye space
+        // alone: the outside liberties, points next to the wall that can
+        // never be eyes, are only moves the opponent must spend before the
+        // kill. Two are kept, which is enough to answer an atari; reading
+        // every one of them out is beyond any budget.
+        let pure = area
+            .iter()
+            .all(|&p| start.stone(cell_of(p as usize, w)) != opp);
+        if pure {
+            let mut kept = 0;
+            for &p in area {
+                let cell = cell_of(p as usize, w);
+                if board.stone(cell) != 0 || fill[..n].contains(&(cell as u16)) {
+                    continue;
+                }
+                let around = nbrs(cell).map(|q| board.stone(q));
+                let by_wall = around.contains(&opp)
+                    || nbrs(cell).iter().any(|q| fill[..n].contains(&(*q as u16)));
+                if by_wall && around.contains(&me) {
+                    if kept < OUTSIDE_LIBERTIES {
+                        kept += 1;
+                    } else {
+                        fill[n] = cell as u16;
+                        n += 1;
+                    }
+                }
+            }
+        }
+        // A filled point never joins two of the opponent's chains: that
+        // would save a weak one the group could capture.
+        let mut filled = 0;
+        for k in 0..n {
+            let cell = usize::from(fill[k]);
+            let mut heads = nbrs(cell)
+                .into_iter()
+                .filter(|&q| board.stone(q) == opp)
+                .map(|q| board.head_of(q));
+            let first = heads.next();
+            if first.is_some_and(|h| heads.any(|g| g != h)) {
+                continue;
+            }
+            board.fill_point(cell, opp);
+            fill[filled] = cell as u16;
+            filled += 1;
+        }
+        let n = filled;
+        let mut libs = [0usize; 1];
+        let choked = fill[..n].iter().any(|&cell| {
+            let h = board.head_of(usize::from(cell));
+            board.liberties(h, &mut libs) == 0
+        });
+        if choked {
+            continue;
+        }
+        let cell = cell_of(statics.chain(c).1[0] as usize, w);
+        let board = &*board;
+        enclosures.set_budget(Some(SHUT_IN_BUDGET));
+        let verdict = enclosures.read(board, cell, |q| {
+            if board.stone(q) == me {
+                let f = &chains[chain_on(statics, q, w)];
+                if f.layer == Layer::Benson {
+                    Role::Unkillable
+                } else {
+                    Role::Inside
+                }
+            } else {
+                // A wall as in `read_enclosures`: the opponent's chains the
+                // layers above were sure of, and the stones filled in; a
+                // chain holding one they were not sure of is inside.
+                // Filled stones are as safe as a pass-alive chain.
+                let (mut weak, mut sure) = (false, true);
+                for s in board.stones(board.head_of(q)) {
+                    if start.stone(s) == opp {
+                        let f = &chains[chain_on(statics, s, w)];
+                        weak |= f.layer != Layer::Benson && f.confidence < WALL_CONFIDENCE;
+                        sure &= f.layer == Layer::Benson;
+                    }
+                }
+                if weak {
+                    Role::Inside
+                } else if sure {
+                    Role::SureWall
+                } else {
+                    Role::Wall
+                }
+            }
+        });
+        enclosures.set_budget(None);
+        for q in enclosures.cells() {
+            if start.stone(q) == me {
+                let k = chain_on(statics, q, w);
+                seen[k] = true;
+                if verdict == Verdict::Dies {
+                    let f = &mut chains[k];
+                    f.status = Status::Dead;
+                    f.layer = Layer::Reading;
+                    f.confidence = SHUT_IN_CONFIDENCE;
                 }
             }
         }

@@ -199,6 +199,13 @@ impl PlayoutBoard {
         (n > 0 && s * s == n * self.lib_squares[h]).then(|| (s / n) as usize)
     }
 
+    /// Puts a stone of colour `me` on the empty point `c`, with no capture
+    /// and no check: for boards set up to be read, never for play.
+    pub(crate) fn fill_point(&mut self, c: usize, me: u8) {
+        self.remove_empty(c);
+        self.put(c, me);
+    }
+
     /// Puts a stone (setup or play) and merges; no captures.
     fn put(&mut self, p: usize, me: u8) {
         self.cells[p] = me;

@@ -161,6 +161,32 @@ impl Statics {
         }
     }
 
+    /// The points of the opponent's area holding chain `c` when that area
+    /// is territory the opponent has closed: not most of the board, every
+    /// chain on its border strong, and `c` guessed dead in it (by the
+    /// test [`Statics::kill_invaders`] kills by). `None` otherwise.
+    pub(crate) fn shut_in(&self, c: usize) -> Option<&[u16]> {
+        let chain = self.chains[c];
+        let o = chain.color.other();
+        let a = &self.areas[o as usize];
+        let p0 = self.chain_points[chain.start as usize] as usize;
+        let id = a.area_of.get(p0).copied()?;
+        if id == NONE {
+            return None;
+        }
+        let area = a.areas[id as usize];
+        if area.len as usize * 3 > self.cells.len() * 2 {
+            return None;
+        }
+        let border_strong = a.borders[a.border_range(id as usize)]
+            .iter()
+            .all(|&(_, b)| self.strong[self.parent[b as usize] as usize]);
+        if !border_strong || !self.dead[c] {
+            return None;
+        }
+        Some(&a.points[area.start as usize..(area.start + area.len) as usize])
+    }
+
     fn prepare(&mut self, position: &Position) {
         let size = position.size();
         let n = size.points();
