@@ -184,11 +184,11 @@ mod tests {
             .iter()
             .map(|&(seed, games)| {
                 let corpus = dir.join(format!("corpus-{seed}"));
-                crate::synth::write_corpus(
-                    &crate::synth::SynthOptions {
+                verdict_lab::synth::write_corpus(
+                    &verdict_lab::synth::SynthOptions {
                         games,
                         seed,
-                        ..crate::synth::SynthOptions::default()
+                        ..verdict_lab::synth::SynthOptions::default()
                     },
                     &corpus,
                     5,
