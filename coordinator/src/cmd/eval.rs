@@ -29,6 +29,31 @@ fn status(unreadable: bool) -> ExitCode {
     }
 }
 
+/// The settlements with the referee's answers where verdict was unsure, and
+/// how many games it decided; None without `--referee`.
+fn referee(
+    args: &crate::cli::RefereeArgs,
+    program: &str,
+    threads: usize,
+    cases: &[eval::Case],
+    ours: &[eval::Outcome],
+) -> anyhow::Result<Option<(Vec<eval::Outcome>, usize)>> {
+    match args.referee {
+        Some(Referee::Gnugo) => {
+            let (out, decided) = eval::refereed(
+                cases,
+                ours,
+                args.referee_threshold,
+                program,
+                gnugo_processes(threads),
+            )
+            .context("running GNU Go as the referee")?;
+            Ok(Some((out, decided.len())))
+        }
+        None => Ok(None),
+    }
+}
+
 /// Worker processes for GNU Go: `threads`, or every core when 0.
 fn gnugo_processes(threads: usize) -> usize {
     if threads == 0 {
@@ -65,21 +90,17 @@ pub fn results(args: ResultsArgs) -> anyhow::Result<ExitCode> {
     } else {
         None
     };
-    let refereed = match args.referee.referee {
-        Some(Referee::Gnugo) => {
-            let (out, decided) = eval::refereed(
-                &cases,
-                &ours,
-                args.referee.referee_threshold,
-                &args.gnugo.program,
-                gnugo_processes(args.common.threads),
-            )
-            .context("running GNU Go as the referee")?;
-            let m = eval::margins(&cases, &out);
-            Some((eval::score_results(&cases, &out, &m), decided.len()))
-        }
-        None => None,
-    };
+    let refereed = referee(
+        &args.referee,
+        &args.gnugo.program,
+        args.common.threads,
+        &cases,
+        &ours,
+    )?
+    .map(|(out, decided)| {
+        let m = eval::margins(&cases, &out);
+        (eval::score_results(&cases, &out, &m), decided)
+    });
     let their_margins = theirs.as_ref().map(|t| eval::margins(&cases, t));
     let gnugo_score = theirs
         .as_ref()
@@ -230,20 +251,14 @@ pub fn deadstones(args: DeadstonesArgs) -> anyhow::Result<ExitCode> {
         .map(|(c, &n)| (eval::case_name(c), n))
         .collect();
     let result_score = eval::score(&cases, &with_result);
-    let refereed = match args.referee.referee {
-        Some(Referee::Gnugo) => {
-            let (out, decided) = eval::refereed(
-                &cases,
-                &ours,
-                args.referee.referee_threshold,
-                &args.gnugo.program,
-                gnugo_processes(args.common.threads),
-            )
-            .context("running GNU Go as the referee")?;
-            Some((eval::score(&cases, &out), decided.len()))
-        }
-        None => None,
-    };
+    let refereed = referee(
+        &args.referee,
+        &args.gnugo.program,
+        args.common.threads,
+        &cases,
+        &ours,
+    )?
+    .map(|(out, decided)| (eval::score(&cases, &out), decided));
     let gnugo = if args.gnugo.enabled {
         let outcomes = eval::gnugo_all(
             &cases,
