@@ -308,20 +308,18 @@ impl Analyser {
     /// Replays `game` once and keeps what the later stages need: the
     /// report and the final position ([`Replayed`]).
     pub fn replayed(&mut self, game: &Game<'_>) -> Replayed {
-        match &game.dajiefang {
-            Some(record) => {
-                let variant = self.variant.replay(game, record);
-                Replayed {
-                    report: variant.as_replay_report(to_move_after(game)),
-                    position: position_of(self.variant.board()),
-                    variant: Some(variant),
-                }
-            }
-            None => Replayed {
-                report: self.replayer.replay(game),
-                position: position_of(self.replayer.board()),
-                variant: None,
-            },
+        let variant = self.replay_dajiefang(game);
+        let (report, board) = match &variant {
+            Some(v) => (
+                v.as_replay_report(to_move_after(game)),
+                self.variant.board(),
+            ),
+            None => (self.replayer.replay(game), self.replayer.board()),
+        };
+        Replayed {
+            report,
+            position: position_of(board),
+            variant,
         }
     }
 

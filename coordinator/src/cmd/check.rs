@@ -15,7 +15,7 @@ use crate::cli::CheckArgs;
 pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     let found = inputs::discover(&args.inputs);
     if found.files.is_empty() {
-        super::run::report_unread(&found, &[], &[]);
+        super::report_unread(&found, &[], &[]);
         bail!("no SGF files found in the given inputs: give .sgf files, collection files or directories holding them");
     }
     let options = CheckOptions {
@@ -24,17 +24,13 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         assume_rules: args.assume.rule_set()?,
     };
     let run = check_files(&found.files, args.common.threads, options);
-    let unreadable = super::run::report_unread(&found, &run.not_read, &run.left_aside);
+    let unreadable = super::report_unread(&found, &run.not_read, &run.left_aside);
     if args.common.json {
         println!("{}", serde_json::to_string_pretty(&to_json(&run))?);
     } else {
         print_table(&run, args.max_misses);
     }
-    Ok(if unreadable {
-        ExitCode::from(2)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(super::read_status(unreadable))
 }
 
 fn agreement_json(a: &Agreement) -> serde_json::Value {

@@ -20,15 +20,6 @@ fn print_referee_results(r: &eval::ResultScore, decided: usize, threshold: f32) 
     );
 }
 
-/// 2 when an input could not be read (each was named), else 0.
-fn status(unreadable: bool) -> ExitCode {
-    if unreadable {
-        ExitCode::from(2)
-    } else {
-        ExitCode::SUCCESS
-    }
-}
-
 /// The settlements with the referee's answers where verdict was unsure, and
 /// how many games it decided; None without `--referee`.
 fn referee(
@@ -67,7 +58,7 @@ pub fn results(args: ResultsArgs) -> anyhow::Result<ExitCode> {
     let found = inputs::discover(&args.inputs);
     // The same error policy as run, replay and check: name what cannot
     // be read, measure the rest, exit 2.
-    let unreadable = super::run::report_unread(&found, &[], &[]);
+    let unreadable = super::report_unread(&found, &[], &[]);
     if found.files.is_empty() {
         bail!("no SGF files found in the given inputs: give .sgf files, collection files or directories holding them");
     }
@@ -153,7 +144,7 @@ pub fn results(args: ResultsArgs) -> anyhow::Result<ExitCode> {
             out["referee"]["threshold"] = args.referee.referee_threshold.into();
         }
         println!("{}", serde_json::to_string_pretty(&out)?);
-        return Ok(status(unreadable));
+        return Ok(super::read_status(unreadable));
     }
     println!();
     print!("  {:<26} {:>10}", "", "verdict");
@@ -210,14 +201,14 @@ pub fn results(args: ResultsArgs) -> anyhow::Result<ExitCode> {
             );
         }
     }
-    Ok(status(unreadable))
+    Ok(super::read_status(unreadable))
 }
 
 pub fn deadstones(args: DeadstonesArgs) -> anyhow::Result<ExitCode> {
     let found = inputs::discover(&args.inputs);
     // The same error policy as run, replay and check: name what cannot
     // be read, measure the rest, exit 2.
-    let unreadable = super::run::report_unread(&found, &[], &[]);
+    let unreadable = super::report_unread(&found, &[], &[]);
     if found.files.is_empty() {
         bail!("no SGF files found in the given inputs: give .sgf files, collection files or directories holding them");
     }
@@ -368,7 +359,7 @@ pub fn deadstones(args: DeadstonesArgs) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    Ok(status(unreadable))
+    Ok(super::read_status(unreadable))
 }
 
 /// Points as GTP vertices (`D4`).

@@ -2,6 +2,8 @@
 
 use std::process::ExitCode;
 
+use verdict_worker::inputs;
+
 use crate::cli::{Cli, Command};
 
 mod check;
@@ -33,5 +35,56 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Cancel(args) => crate::cluster::cancel(args),
         Command::Delete(args) => crate::cluster::delete(args),
         Command::Loadtest(args) => crate::cluster::loadtest(args),
+    }
+}
+
+/// Says what of the inputs was not read; true if anything could not be read
+/// (the exit status says so), as opposed to left aside.
+pub fn report_unread(
+    found: &inputs::Inputs,
+    not_read: &[(String, String)],
+    left_aside: &[(String, String)],
+) -> bool {
+    let mut errors = 0;
+    for u in found.unread.iter().filter(|u| u.error) {
+        eprintln!("verdict: cannot read {}: {}", u.path.display(), u.reason);
+        errors += 1;
+    }
+    for (what, why) in not_read {
+        eprintln!("verdict: cannot read {what}: {why}");
+        errors += 1;
+    }
+    let aside: Vec<(String, &str)> = found
+        .unread
+        .iter()
+        .filter(|u| !u.error)
+        .map(|u| (u.path.display().to_string(), u.reason.as_str()))
+        .chain(left_aside.iter().map(|(w, r)| (w.clone(), r.as_str())))
+        .collect();
+    if !aside.is_empty() {
+        eprintln!(
+            "verdict: {} files or archive members left aside:",
+            aside.len()
+        );
+        for (what, why) in aside.iter().take(5) {
+            eprintln!("  {what}: {why}");
+        }
+        if aside.len() > 5 {
+            eprintln!(
+                "  and {} more (`verdict replay --json` lists every one)",
+                aside.len() - 5
+            );
+        }
+    }
+    errors > 0
+}
+
+/// The exit status of a command that read inputs: 2 when one could not be
+/// read (each was named by [`report_unread`]), else 0.
+pub fn read_status(unreadable: bool) -> ExitCode {
+    if unreadable {
+        ExitCode::from(2)
+    } else {
+        ExitCode::SUCCESS
     }
 }

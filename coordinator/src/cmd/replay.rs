@@ -35,13 +35,9 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
         print_table(&run, &found);
     }
     let missing = found.unread.iter().any(|u| u.error);
-    Ok(
-        if missing || !run.tally.unreadable_files.is_empty() || !run.not_read.is_empty() {
-            ExitCode::from(2)
-        } else {
-            ExitCode::SUCCESS
-        },
-    )
+    Ok(super::read_status(
+        missing || !run.tally.unreadable_files.is_empty() || !run.not_read.is_empty(),
+    ))
 }
 
 fn to_json(run: &Run<ReplayStats>, found: &inputs::Inputs) -> serde_json::Value {

@@ -37,53 +37,12 @@ fn stop_on_ctrl_c() {
     }
 }
 
-/// Says what of the inputs was not read; true if anything could not be read
-/// (the exit status says so), as opposed to left aside.
-pub fn report_unread(
-    found: &inputs::Inputs,
-    not_read: &[(String, String)],
-    left_aside: &[(String, String)],
-) -> bool {
-    let mut errors = 0;
-    for u in found.unread.iter().filter(|u| u.error) {
-        eprintln!("verdict: cannot read {}: {}", u.path.display(), u.reason);
-        errors += 1;
-    }
-    for (what, why) in not_read {
-        eprintln!("verdict: cannot read {what}: {why}");
-        errors += 1;
-    }
-    let aside: Vec<(String, &str)> = found
-        .unread
-        .iter()
-        .filter(|u| !u.error)
-        .map(|u| (u.path.display().to_string(), u.reason.as_str()))
-        .chain(left_aside.iter().map(|(w, r)| (w.clone(), r.as_str())))
-        .collect();
-    if !aside.is_empty() {
-        eprintln!(
-            "verdict: {} files or archive members left aside:",
-            aside.len()
-        );
-        for (what, why) in aside.iter().take(5) {
-            eprintln!("  {what}: {why}");
-        }
-        if aside.len() > 5 {
-            eprintln!(
-                "  and {} more (`verdict replay --json` lists every one)",
-                aside.len() - 5
-            );
-        }
-    }
-    errors > 0
-}
-
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let (komi, komi_sweep) = args.analysis.komi()?;
     let rules = args.analysis.rule_sets()?;
     let found = inputs::discover(&args.inputs);
     if found.files.is_empty() {
-        report_unread(&found, &[], &[]);
+        super::report_unread(&found, &[], &[]);
         bail!("no SGF files found in the given inputs: give .sgf files, collection files or directories holding them");
     }
     let options = RunOptions {
@@ -159,7 +118,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    let unreadable = report_unread(&found, &report.not_read, &report.left_aside);
+    let unreadable = super::report_unread(&found, &report.not_read, &report.left_aside);
     if report.stopped {
         eprintln!(
             "verdict: stopped after {} games; the parts so far wait in {}: run the same command with --resume to take it up",
@@ -177,11 +136,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     } else {
         print_report(&report, &args.out);
     }
-    Ok(if unreadable {
-        ExitCode::from(2)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(super::read_status(unreadable))
 }
 
 /// The table a person reads at the end of a run.

@@ -222,18 +222,7 @@ impl Coordinator {
             shards: shards
                 .iter()
                 .enumerate()
-                .map(|(n, s)| ShardRow {
-                    shard: n as u32,
-                    files: s.files.to_vec(),
-                    state: "pending".into(),
-                    attempts: 0,
-                    lease: None,
-                    worker: None,
-                    summary: None,
-                    error: None,
-                    issued: Vec::new(),
-                    unreadable: None,
-                })
+                .map(|(n, s)| ShardRow::pending(n as u32, s.files.to_vec()))
                 .collect(),
         };
         inner.jobs.insert(

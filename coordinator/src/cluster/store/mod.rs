@@ -88,6 +88,24 @@ pub struct ShardRow {
     pub unreadable: Option<String>,
 }
 
+impl ShardRow {
+    /// A shard as a job is stored: pending, never leased.
+    pub fn pending(shard: u32, files: Vec<ShardFile>) -> ShardRow {
+        ShardRow {
+            shard,
+            files,
+            state: "pending".into(),
+            attempts: 0,
+            lease: None,
+            worker: None,
+            summary: None,
+            error: None,
+            issued: Vec::new(),
+            unreadable: None,
+        }
+    }
+}
+
 /// A job as stored, with its shards.
 #[derive(Debug, Clone)]
 pub struct JobRow {

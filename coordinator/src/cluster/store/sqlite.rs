@@ -775,18 +775,7 @@ mod tests {
         );
         {
             let (store, _) = SqliteStore::open(&path).unwrap();
-            let shard = ShardRow {
-                shard: 0,
-                files: files.clone(),
-                state: "pending".into(),
-                attempts: 0,
-                lease: None,
-                worker: None,
-                summary: None,
-                error: None,
-                issued: Vec::new(),
-                unreadable: None,
-            };
+            let shard = ShardRow::pending(0, files.clone());
             store.write(Op::InsertJob(Box::new(JobRow {
                 id: 1,
                 spec: spec.clone(),
