@@ -82,6 +82,21 @@ pub enum Command {
     ///   verdict run big/ --out results/ --limit 100000 --include-unfinished
     #[command(verbatim_doc_comment)]
     Run(RunArgs),
+    /// Publish the N static shards of `verdict run --shard K/N` as one output.
+    ///
+    /// Once every shard K (0 to N-1) has run into OUT, writes
+    /// OUT/games/part-K.parquet, OUT/summary.json, OUT/summary.parquet,
+    /// OUT/_SUCCESS and OUT/report.html, exactly as `verdict run` over the
+    /// same inputs would, and removes OUT/_shards. Refuses, naming them, when
+    /// shards are missing, unfinished, duplicated, or come from other inputs,
+    /// options or N; nothing is published then and a later merge can try
+    /// again. Exit 2 when an input could not be read (each is named).
+    ///
+    /// Examples (a Slurm array job, or a Kubernetes Indexed Job, runs each K):
+    ///   verdict run corpus/ --out results/ --shard 0/4   # ... up to 3/4
+    ///   verdict merge results/
+    #[command(verbatim_doc_comment)]
+    Merge(MergeArgs),
     /// Write OUT/report.html: a finished run as one page of charts and boards.
     ///
     /// Reads OUT/games/*.parquet and OUT/summary.json (of `verdict run` or of
@@ -477,6 +492,14 @@ pub struct RunArgs {
     /// Leave out games whose moves repeat an earlier game (same game_hash).
     #[arg(long)]
     pub dedup: bool,
+    /// Analyse only static shard K of N (K from 0), without a coordinator:
+    /// for Kubernetes Indexed Jobs (K = $JOB_COMPLETION_INDEX) and Slurm
+    /// array jobs (K = $SLURM_ARRAY_TASK_ID). Every K writes into
+    /// OUT/_shards/K-of-N; `verdict merge OUT` publishes them together. A
+    /// shard run again replaces its own attempt; the N cut the inputs as the
+    /// coordinator does (large collections by byte ranges).
+    #[arg(long, value_name = "K/N", conflicts_with_all = ["resume", "limit", "dedup"])]
+    pub shard: Option<verdict_worker::plan::StaticShard>,
     /// Take up a run into DIR that was stopped (Ctrl-C, or killed) with the
     /// same inputs and options, where it stopped; it ends with the rows and
     /// summary of a run never stopped.
@@ -501,6 +524,19 @@ pub struct RunArgs {
     pub part_rows: u64,
     #[command(flatten)]
     pub common: CommonArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The output folder the static shards ran into.
+    #[arg(value_name = "OUT")]
+    pub out: PathBuf,
+    /// Do not write OUT/report.html (`verdict report OUT` writes it later).
+    #[arg(long)]
+    pub no_report: bool,
+    /// Print the job summary as JSON instead of the table.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

@@ -9,9 +9,10 @@ use crate::cli::{Cli, Command};
 mod check;
 mod demo;
 mod eval;
+mod merge;
 mod replay;
 pub mod report;
-mod run;
+pub(crate) mod run;
 mod score;
 mod synth;
 
@@ -21,6 +22,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Score(args) => score::run(args),
         Command::Check(args) => check::run(args),
         Command::Run(args) => run::run(args),
+        Command::Merge(args) => merge::run(args),
         Command::Report(args) => report::run(args),
         Command::Demo(args) => demo::run(args),
         Command::Synth(args) => synth::run(args),

@@ -9,12 +9,14 @@ use anyhow::bail;
 use indicatif::{ProgressBar, ProgressStyle};
 use verdict_worker::inputs;
 use verdict_worker::run::{run as run_corpus, Hooks, Progress, RunOptions, RunReport};
+use verdict_worker::shard::ShardError;
+use verdict_worker::static_shard::{run_static, StaticError, StaticShard};
 
 use crate::cli::RunArgs;
 
 /// Set by the first Ctrl-C (or SIGTERM, as a scheduler sends): the run stops after its current chunk and
 /// keeps what it did for `--resume`. A second Ctrl-C ends it at once.
-static STOP: AtomicBool = AtomicBool::new(false);
+pub(super) static STOP: AtomicBool = AtomicBool::new(false);
 
 extern "C" fn on_interrupt(_: libc::c_int) {
     if STOP.swap(true, Ordering::SeqCst) {
@@ -23,7 +25,7 @@ extern "C" fn on_interrupt(_: libc::c_int) {
     }
 }
 
-fn stop_on_ctrl_c() {
+pub(super) fn stop_on_ctrl_c() {
     #[cfg(unix)]
     // SAFETY: the handler only touches an atomic (and _exit), both
     // async-signal-safe.
@@ -61,6 +63,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         chunk_bytes: (args.chunk_mib as usize) << 20,
         part_rows: args.part_rows,
     };
+    if let Some(shard) = args.shard {
+        return static_shard(&args, &found, &options, shard);
+    }
     let total = found.total_bytes();
     let analysed = AtomicU64::new(0);
     let done = AtomicBool::new(false);
@@ -187,6 +192,19 @@ pub fn print_report(report: &RunReport, out: &std::path::Path) {
             s.self_check.get("unchecked").copied().unwrap_or(0)
         );
     }
+    print_table(s);
+    println!();
+    println!(
+        "  rows: {} ({} part files); summaries: {}, {}",
+        out.join("games").display(),
+        report.parts.len(),
+        out.join("summary.json").display(),
+        out.join("summary.parquet").display()
+    );
+}
+
+/// The comparisons of a summary, one line each, with their intervals.
+pub fn print_table(s: &verdict_worker::summary::Summary) {
     println!();
     println!(
         "  {:<24} {:>9} {:>9} {:>8}   {:<17} {:>6}",
@@ -205,12 +223,79 @@ pub fn print_report(report: &RunReport, out: &std::path::Path) {
             t.draws
         );
     }
-    println!();
-    println!(
-        "  rows: {} ({} part files); summaries: {}, {}",
-        out.join("games").display(),
-        report.parts.len(),
-        out.join("summary.json").display(),
-        out.join("summary.parquet").display()
-    );
+}
+
+/// `verdict run --shard K/N`: one static shard into OUT/_shards.
+fn static_shard(
+    args: &RunArgs,
+    found: &inputs::Inputs,
+    options: &RunOptions,
+    shard: StaticShard,
+) -> anyhow::Result<ExitCode> {
+    let analysed = AtomicU64::new(0);
+    let done = AtomicBool::new(false);
+    let started = Instant::now();
+    stop_on_ctrl_c();
+    let show = !args.common.json;
+    let report = std::thread::scope(|scope| {
+        if show {
+            let (analysed, done) = (&analysed, &done);
+            let tty = std::io::stderr().is_terminal();
+            scope.spawn(move || {
+                let spinner = tty.then(ProgressBar::new_spinner);
+                let mut last = Instant::now();
+                while !done.load(Ordering::Relaxed) {
+                    let n = analysed.load(Ordering::Relaxed);
+                    let rate = n as f64 / started.elapsed().as_secs_f64().max(1e-9);
+                    let line = format!("shard {shard}: {n} games, {rate:.0} games/s");
+                    match &spinner {
+                        Some(s) => s.set_message(line),
+                        None if last.elapsed() > Duration::from_secs(10) => {
+                            last = Instant::now();
+                            eprintln!("verdict: {line}");
+                        }
+                        None => {}
+                    }
+                    std::thread::sleep(Duration::from_millis(200));
+                }
+                if let Some(s) = spinner {
+                    s.finish_and_clear();
+                }
+            });
+        }
+        let r = run_static(found, options, shard, &analysed, &STOP);
+        done.store(true, Ordering::Relaxed);
+        r
+    });
+    let report = match report {
+        Err(StaticError::Shard(ShardError::Cancelled)) => {
+            eprintln!(
+                "verdict: shard {shard} stopped; nothing of it is kept: run it again (it starts over)"
+            );
+            return Ok(ExitCode::from(130));
+        }
+        r => r?,
+    };
+    // Named here; recorded for `verdict merge`, whose exit status says it.
+    super::report_unread(found, &report.not_read, &[]);
+    if args.common.json {
+        let json = report.summary.to_json(verdict_worker::row::SCHEMA_VERSION);
+        println!("{}", serde_json::to_string_pretty(&json)?);
+    } else {
+        println!(
+            "  shard {shard}: {} games in {:.1} s on {} threads ({} of the planner's {} shards)",
+            report.rows,
+            report.elapsed.as_secs_f64(),
+            report.threads,
+            report.covered,
+            report.planned
+        );
+        println!("    written to {}", report.dir.display());
+        println!(
+            "    when all {} shards have run: verdict merge {}",
+            shard.n,
+            args.out.display()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
 }

@@ -29,6 +29,20 @@ pub struct Proc {
 }
 
 impl Proc {
+    /// Starts `cmd` with its output in `log`.
+    pub fn spawn(cmd: &mut Command, log: &Path) -> Proc {
+        let file = File::create(log).unwrap();
+        let child = cmd
+            .stdout(file.try_clone().unwrap())
+            .stderr(file)
+            .spawn()
+            .unwrap();
+        Proc {
+            child,
+            log: log.to_path_buf(),
+        }
+    }
+
     pub fn kill9(&mut self) {
         // Child::kill is SIGKILL on Unix: no chance to clean up.
         let _ = self.child.kill();

@@ -1,0 +1,474 @@
+//! Static shards, for schedulers that already place and retry work
+//! (Kubernetes Indexed Jobs, Slurm array jobs): `verdict run --shard K/N`
+//! analyses the K-th of N shards without a coordinator, and `verdict merge`
+//! publishes the N as one output once all are there.
+//!
+//! ```text
+//! OUT/_shards/K-of-N/part-ATTEMPT.parquet   the shard's rows
+//! OUT/_shards/K-of-N/summary-ATTEMPT.pb     its summary (a ShardSummary)
+//! OUT/_shards/K-of-N/options.pb             the analysis options
+//! OUT/_shards/K-of-N/shard.json             what it did, written last
+//! ```
+//!
+//! The cut is the coordinator's planner ([`crate::plan`]) at a shard size of
+//! a N-th of the inputs, its shards dealt out to the N in order
+//! ([`StaticShard::range`]); each reads only its byte ranges of a split
+//! collection. Every attempt writes files of its own name and `shard.json`
+//! (naming them) last and whole, so a retried or duplicated attempt never
+//! mixes with another and a killed one leaves nothing `merge` would take.
+//! The shards' rows together are the rows of `verdict run` on the same
+//! inputs; `merge` checks that every shard is there exactly once, from the
+//! same inputs and options, before it publishes ([`crate::publish`]: the
+//! folder's previous output stays whole until then).
+
+use std::collections::BTreeMap;
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::time::{Duration, Instant};
+
+use verdict_proto::prost::Message;
+
+use crate::confined::Dir;
+use crate::ids::random_u64;
+use crate::inputs::{InputFile, Inputs};
+pub use crate::plan::StaticShard;
+use crate::plan::{plan, PlanError};
+use crate::publish::{check_out, part_name, OutError, Staging};
+use crate::row::SCHEMA_VERSION;
+use crate::run::{options_json, RunOptions};
+use crate::shard::{run_shard, PartTarget, ShardError};
+use crate::summary::Summary;
+
+/// The folder of static shards in an output folder.
+pub const SHARDS: &str = "_shards";
+/// A shard's record, written last.
+const RECORD: &str = "shard.json";
+const OPTIONS: &str = "options.pb";
+
+/// The folder name of shard `k` of `n`.
+pub fn shard_dir_name(s: StaticShard) -> String {
+    format!("{}-of-{}", s.k, s.n)
+}
+
+/// What one static shard did.
+#[derive(Debug)]
+pub struct ShardReport {
+    pub shard: StaticShard,
+    pub summary: Summary,
+    pub rows: u64,
+    /// The planner's shards it covered (of `planned` in all).
+    pub covered: usize,
+    pub planned: usize,
+    /// Its folder under `OUT/_shards`.
+    pub dir: PathBuf,
+    pub not_read: Vec<(String, String)>,
+    pub elapsed: Duration,
+    pub threads: usize,
+}
+
+/// Why a static shard or a merge did not finish.
+#[derive(Debug, thiserror::Error)]
+pub enum StaticError {
+    #[error(transparent)]
+    Out(#[from] OutError),
+    #[error("cannot use {path}: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("cannot plan the inputs: {0}")]
+    Plan(String),
+    #[error(transparent)]
+    Shard(#[from] ShardError),
+    #[error(
+        "{0}: --limit and --dedup count over the whole corpus and cannot be used with --shard"
+    )]
+    CorpusWide(StaticShard),
+    #[error(
+        "no shards to merge in {0}: run `verdict run ... --out {0} --shard K/N` for every K first"
+    )]
+    NoShards(String),
+    #[error("cannot merge {out}: {problems}")]
+    Refused { out: String, problems: String },
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> StaticError + '_ {
+    move |source| StaticError::Io {
+        path: path.display().to_string(),
+        source,
+    }
+}
+
+/// What decides the rows of every shard: the verdict version, the options,
+/// N and the inputs as found (paths, sizes, times). All N must agree.
+fn fingerprint(files: &[InputFile], options: &RunOptions, n: u32) -> String {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    env!("CARGO_PKG_VERSION").hash(&mut h);
+    options_json(options).to_string().hash(&mut h);
+    n.hash(&mut h);
+    for f in files {
+        f.path.hash(&mut h);
+        f.len.hash(&mut h);
+        let modified = std::fs::metadata(&f.path)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map(|d| d.as_nanos());
+        modified.hash(&mut h);
+    }
+    format!("{:016x}", h.finish())
+}
+
+fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// Analyses shard `shard` of the files `found` into
+/// `options.out/_shards/K-of-N`. `games` counts analysed games; `stop`
+/// ends the shard early, writing no record (it runs again whole).
+///
+/// # Errors
+/// Corpus-wide options, an output folder that cannot be used, inputs that
+/// cannot be planned, or a part that cannot be written.
+pub fn run_static(
+    found: &Inputs,
+    options: &RunOptions,
+    shard: StaticShard,
+    games: &AtomicU64,
+    stop: &AtomicBool,
+) -> Result<ShardReport, StaticError> {
+    let start = Instant::now();
+    if options.limit.is_some() || options.dedup {
+        return Err(StaticError::CorpusWide(shard));
+    }
+    let out = crate::confined::resolve(&options.out).map_err(io(&options.out))?;
+    check_out(&out)?;
+    let out_dir = Dir::create_all(&out).map_err(io(&out))?;
+    let root = out_dir.create_sub(SHARDS).map_err(io(&out))?;
+    let dir = root.create_sub(shard_dir_name(shard)).map_err(io(&out))?;
+    let planned = plan(found, shard.shard_bytes(found.total_bytes()), |p: &Path| {
+        p.canonicalize()
+    })
+    .map_err(|e: PlanError<std::io::Error>| StaticError::Plan(e.to_string()))?;
+    let range = shard.range(planned.shards.len());
+    let covered = range.len();
+    let files: Vec<_> = planned.shards[range].concat();
+    let attempt = format!("{:08x}-{:016x}", std::process::id(), random_u64());
+    let part = format!("part-{attempt}.parquet");
+    let summary_name = format!("summary-{attempt}.pb");
+    let threads = if options.threads == 0 {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    } else {
+        options.threads
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| StaticError::Io {
+            path: "a thread pool".into(),
+            source: std::io::Error::other(e.to_string()),
+        })?;
+    let target = PartTarget {
+        dir: dir.path().to_path_buf(),
+        name: part.clone(),
+    };
+    let outcome = run_shard(&files, &target, options, &pool, games, stop)?;
+    let pb: verdict_proto::v1::ShardSummary = (&outcome.summary).into();
+    dir.write_bytes(&summary_name, &pb.encode_to_vec())
+        .map_err(io(dir.path()))?;
+    let opts: verdict_proto::v1::AnalysisOptions = options.into();
+    dir.write_bytes(OPTIONS, &opts.encode_to_vec())
+        .map_err(io(dir.path()))?;
+    let record = serde_json::json!({
+        "kind": "static_shard",
+        "k": shard.k,
+        "n": shard.n,
+        "fingerprint": fingerprint(&found.files, options, shard.n),
+        "verdict_version": env!("CARGO_PKG_VERSION"),
+        "schema_version": SCHEMA_VERSION,
+        "part": part,
+        "summary": summary_name,
+        "rows": outcome.rows,
+        "planned_shards": covered,
+        "options": options_json(options),
+        "input_files": found.files.len(),
+        "inputs": roots(&found.files),
+        "not_read": outcome.not_read.iter().map(|(w, r)| serde_json::json!({"what": w, "why": r})).collect::<Vec<_>>(),
+        "unread_inputs": found.unread.iter().filter(|u| u.error).map(|u| serde_json::json!({"what": u.path.display().to_string(), "why": u.reason})).collect::<Vec<_>>(),
+        "finished_unix": unix_now(),
+    });
+    dir.write_bytes(
+        RECORD,
+        &serde_json::to_vec_pretty(&record).expect("JSON of plain values"),
+    )
+    .map_err(io(dir.path()))?;
+    Ok(ShardReport {
+        shard,
+        summary: outcome.summary,
+        rows: outcome.rows,
+        covered,
+        planned: planned.shards.len(),
+        dir: dir.path().to_path_buf(),
+        not_read: outcome.not_read,
+        elapsed: start.elapsed(),
+        threads,
+    })
+}
+
+fn roots(files: &[InputFile]) -> Vec<String> {
+    let mut roots: Vec<String> = Vec::new();
+    for f in files {
+        let r = f.root.display().to_string();
+        if !roots.contains(&r) {
+            roots.push(r);
+        }
+    }
+    roots
+}
+
+/// One finished shard found by `merge`.
+#[derive(Debug)]
+struct Found {
+    dir: String,
+    k: u32,
+    n: u32,
+    fingerprint: String,
+    record: serde_json::Value,
+}
+
+/// What a merge published.
+#[derive(Debug)]
+pub struct MergeReport {
+    pub summary: Summary,
+    pub shards: u32,
+    /// Published parts (shards with rows).
+    pub parts: usize,
+    /// Files, archives, members and inputs not read, by every shard.
+    pub not_read: Vec<(String, String)>,
+}
+
+/// Publishes the N static shards in `out` as one output: parts, summaries,
+/// `_SUCCESS`. Refuses, naming them, when shards are missing, unfinished,
+/// duplicated, or from other inputs, options or N; nothing is published
+/// then.
+///
+/// # Errors
+/// As said, or the file system's refusal.
+pub fn merge(out: &Path) -> Result<MergeReport, StaticError> {
+    let out = crate::confined::resolve(out).map_err(io(out))?;
+    let shown = out.display().to_string();
+    let root = Dir::open(&out)
+        .and_then(|d| d.sub(SHARDS))
+        .map_err(|_| StaticError::NoShards(shown.clone()))?;
+    let mut found: Vec<Found> = Vec::new();
+    let mut unfinished: Vec<String> = Vec::new();
+    let mut problems: Vec<String> = Vec::new();
+    let mut entries = root.entries().map_err(io(root.path()))?;
+    entries.sort_by(|a, b| a.name.cmp(&b.name));
+    for e in entries {
+        let name = e.name.to_string_lossy().into_owned();
+        let Ok(dir) = root.sub(&e.name) else {
+            continue;
+        };
+        let record = match dir.open_file(RECORD) {
+            Ok(f) => f,
+            Err(_) => {
+                unfinished.push(name);
+                continue;
+            }
+        };
+        let v: serde_json::Value = match serde_json::from_reader(std::io::BufReader::new(record)) {
+            Ok(v) => v,
+            Err(err) => {
+                problems.push(format!("{SHARDS}/{name}/{RECORD} does not parse ({err})"));
+                continue;
+            }
+        };
+        let (Some(k), Some(n), Some(fp)) = (
+            v["k"].as_u64(),
+            v["n"].as_u64(),
+            v["fingerprint"].as_str().map(str::to_string),
+        ) else {
+            problems.push(format!(
+                "{SHARDS}/{name}/{RECORD} lacks k, n or fingerprint"
+            ));
+            continue;
+        };
+        found.push(Found {
+            dir: name,
+            k: k as u32,
+            n: n as u32,
+            fingerprint: fp,
+            record: v,
+        });
+    }
+    if found.is_empty() && unfinished.is_empty() && problems.is_empty() {
+        return Err(StaticError::NoShards(shown));
+    }
+    // The run most shards belong to; the others are named.
+    let mut runs: BTreeMap<(u32, &str), usize> = BTreeMap::new();
+    for f in &found {
+        *runs.entry((f.n, f.fingerprint.as_str())).or_default() += 1;
+    }
+    let main = runs
+        .iter()
+        .max_by_key(|(_, c)| **c)
+        .map(|((n, fp), _)| (*n, fp.to_string()));
+    let Some((n, fp)) = main else {
+        problems.push(format!(
+            "unfinished (no {RECORD}): {}",
+            unfinished.join(", ")
+        ));
+        return Err(StaticError::Refused {
+            out: shown,
+            problems: problems.join("; "),
+        });
+    };
+    let foreign: Vec<&str> = found
+        .iter()
+        .filter(|f| f.n != n || f.fingerprint != fp)
+        .map(|f| f.dir.as_str())
+        .collect();
+    if !foreign.is_empty() {
+        problems.push(format!(
+            "from another run (other N, inputs, options or verdict version): {} (remove them, or run those shards again)",
+            foreign.join(", ")
+        ));
+    }
+    let mut by_k: BTreeMap<u32, Vec<&Found>> = BTreeMap::new();
+    for f in found.iter().filter(|f| f.n == n && f.fingerprint == fp) {
+        by_k.entry(f.k).or_default().push(f);
+    }
+    let missing: Vec<String> = (0..n)
+        .filter(|k| !by_k.contains_key(k))
+        .map(|k| format!("{k}/{n}"))
+        .collect();
+    if !missing.is_empty() {
+        let shown_missing = if missing.len() > 20 {
+            format!(
+                "{} and {} more",
+                missing[..20].join(", "),
+                missing.len() - 20
+            )
+        } else {
+            missing.join(", ")
+        };
+        problems.push(format!("missing shards: {shown_missing}"));
+    }
+    let duplicated: Vec<String> = by_k
+        .iter()
+        .filter(|(_, v)| v.len() > 1)
+        .map(|(k, v)| {
+            let dirs: Vec<&str> = v.iter().map(|f| f.dir.as_str()).collect();
+            format!("{k}/{n} in {}", dirs.join(" and "))
+        })
+        .collect();
+    if !duplicated.is_empty() {
+        problems.push(format!("duplicated shards: {}", duplicated.join("; ")));
+    }
+    if !problems.is_empty() {
+        if !unfinished.is_empty() {
+            problems.push(format!(
+                "unfinished (no {RECORD} yet): {}",
+                unfinished.join(", ")
+            ));
+        }
+        return Err(StaticError::Refused {
+            out: shown,
+            problems: problems.join("; "),
+        });
+    }
+    // Options and summaries, checked before anything moves.
+    let first = by_k[&0][0];
+    let opts_dir = root.sub(&first.dir).map_err(io(root.path()))?;
+    let opts = read_pb::<verdict_proto::v1::AnalysisOptions>(&opts_dir, OPTIONS)?;
+    let options = verdict_proto::run_options(&opts, out.clone(), 1)
+        .map_err(|e| StaticError::Plan(e.to_string()))?;
+    let mut summary = verdict_proto::empty_summary(&options);
+    let mut not_read = Vec::new();
+    // (shard folder, its part, the published name)
+    let mut moves: Vec<(String, String, String)> = Vec::new();
+    let mut parts: Vec<(String, u64)> = Vec::new();
+    for (k, fs) in &by_k {
+        let f = fs[0];
+        let dir = root.sub(&f.dir).map_err(io(root.path()))?;
+        let name = |key: &str| {
+            f.record[key]
+                .as_str()
+                .map(str::to_string)
+                .ok_or_else(|| StaticError::Refused {
+                    out: shown.clone(),
+                    problems: format!("{SHARDS}/{}/{RECORD} names no {key}", f.dir),
+                })
+        };
+        let s = read_pb::<verdict_proto::v1::ShardSummary>(&dir, &name("summary")?)?;
+        verdict_proto::add_summary(&mut summary, &s);
+        for key in ["not_read", "unread_inputs"] {
+            for w in f.record[key].as_array().into_iter().flatten() {
+                let item = (
+                    w["what"].as_str().unwrap_or_default().to_string(),
+                    w["why"].as_str().unwrap_or_default().to_string(),
+                );
+                // Every shard lists the inputs discovery could not read.
+                if key == "not_read" || *k == 0 {
+                    not_read.push(item);
+                }
+            }
+        }
+        let rows = f.record["rows"].as_u64().unwrap_or(0);
+        if rows > 0 {
+            let to = part_name(*k);
+            moves.push((f.dir.clone(), name("part")?, to.clone()));
+            parts.push((to, rows));
+        }
+    }
+    let staging = Staging::open(&out, &format!("merge-{:016x}", random_u64()))?;
+    // Parts are moved into the staging folder's games folder, then
+    // published with it.
+    let games = staging.games().map_err(io(staging.path()))?;
+    for (dir, file, to) in &moves {
+        let src = root.sub(dir).map_err(io(root.path()))?;
+        src.rename(file, &games, to).map_err(io(src.path()))?;
+    }
+    drop(games);
+    let mut manifest = serde_json::Map::new();
+    manifest.insert("kind".into(), "merge".into());
+    manifest.insert("verdict_version".into(), env!("CARGO_PKG_VERSION").into());
+    manifest.insert("published_unix".into(), unix_now().into());
+    manifest.insert("options".into(), options_json(&options));
+    manifest.insert("shards".into(), n.into());
+    manifest.insert("fingerprint".into(), fp.clone().into());
+    summary.provenance = Some(serde_json::json!({
+        "verdict_version": env!("CARGO_PKG_VERSION"),
+        "kind": "merge",
+        "shards": n,
+        "options": options_json(&options),
+        "inputs": first.record["inputs"],
+        "input_files": first.record["input_files"],
+        "finished_unix": unix_now(),
+    }));
+    staging.publish(&[], &parts, &summary, SCHEMA_VERSION, manifest)?;
+    // Published: the shards' folders have done their work.
+    let out_dir = Dir::open(&out).map_err(io(&out))?;
+    let _ = out_dir.remove_tree(SHARDS);
+    Ok(MergeReport {
+        summary,
+        shards: n,
+        parts: parts.len(),
+        not_read,
+    })
+}
+
+fn read_pb<M: Message + Default>(dir: &Dir, name: &str) -> Result<M, StaticError> {
+    let path = dir.path().join(name);
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut dir.open_file(name).map_err(io(&path))?, &mut bytes)
+        .map_err(io(&path))?;
+    M::decode(&bytes[..]).map_err(|e| StaticError::Io {
+        path: path.display().to_string(),
+        source: std::io::Error::other(e.to_string()),
+    })
+}
