@@ -238,6 +238,8 @@ impl Compression {
 /// The producer side: walks inputs and sends entries.
 struct Walker<'a> {
     send: std::sync::mpsc::SyncSender<Entry>,
+    /// Objects in object storage, fetched ahead in the walk's order.
+    prefetch: Option<std::sync::Mutex<crate::objects::Prefetch>>,
     not_read: &'a std::sync::Mutex<Vec<(String, String)>>,
     left_aside: &'a std::sync::Mutex<Vec<(String, String)>>,
     bytes: &'a AtomicU64,
@@ -283,7 +285,22 @@ impl Walker<'_> {
         });
         // File-level rows belong to the part that starts at game 0.
         let first = s.part.as_ref().is_none_or(|p| p.first_game == 0);
-        let handle = match crate::inputs::open(file) {
+        // An object is fetched only as far as its part reaches.
+        let range = s.part.as_ref().map(|p| p.bytes.clone());
+        let fetched = self.prefetch.as_ref().and_then(|p| {
+            p.lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .take(&file.path, &range)
+        });
+        let opened = match fetched {
+            Some(Ok(crate::objects::Fetched::Bytes(v))) => {
+                return self.bytes_of(unit, Bytes::Owned(v), s.part.as_ref(), first)
+            }
+            Some(Ok(crate::objects::Fetched::File(f))) => Ok(f),
+            Some(Err(e)) => Err(std::io::Error::other(e)),
+            None => crate::inputs::open_range(file, range),
+        };
+        let handle = match opened {
             Ok(h) => h,
             Err(e) => return !first || self.unreadable(unit, e.to_string()),
         };
@@ -297,14 +314,17 @@ impl Walker<'_> {
             Ok(m) => m,
             Err(e) => return !first || self.unreadable(unit, e.to_string()),
         };
+        self.bytes_of(unit, Bytes::Map(map), s.part.as_ref(), first)
+    }
+
+    /// The games of one input's bytes (of `part` of them), expanded first
+    /// when compressed.
+    fn bytes_of(&self, unit: Arc<Unit>, map: Bytes, part: Option<&FilePart>, first: bool) -> bool {
         match Compression::sniff(&map[..map.len().min(8)]) {
             None => {
                 self.bytes.fetch_add(map.len() as u64, Ordering::Relaxed);
-                let text = Arc::new(Text {
-                    unit,
-                    bytes: Bytes::Map(map),
-                });
-                self.text(&text, s.part.as_ref())
+                let text = Arc::new(Text { unit, bytes: map });
+                self.text(&text, part)
             }
             Some(c) if !first => {
                 // The coordinator never splits a compressed file; a part of
@@ -519,7 +539,25 @@ pub fn chunks(
     let mut outcome = Outcome::default();
     std::thread::scope(|scope| {
         let (send, receive) = std::sync::mpsc::sync_channel::<Entry>(budget.games.clamp(64, 8192));
+        let objects: Vec<_> = sources
+            .iter()
+            .filter(|s| crate::objects::is_url(&s.file.path))
+            .map(|s| {
+                let range = s.part.as_ref().map(|p| p.bytes.clone());
+                let bytes = range.as_ref().map_or(s.file.len, |r| {
+                    r.end.min(s.file.len) - r.start.min(s.file.len)
+                });
+                crate::objects::Wanted {
+                    path: s.file.path.clone(),
+                    range,
+                    bytes,
+                    in_memory: ArchiveKind::of_path(&s.file.path).is_none(),
+                }
+            })
+            .collect();
         let walker = Walker {
+            prefetch: (!objects.is_empty())
+                .then(|| std::sync::Mutex::new(crate::objects::Prefetch::new(objects))),
             send,
             not_read: &not_read,
             left_aside: &left_aside,

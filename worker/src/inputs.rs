@@ -22,9 +22,92 @@ pub use verdict_corpus::input::InputFile;
 /// # Errors
 /// Missing, unreadable, or (for `real`) reached through a link.
 pub fn open(file: &InputFile) -> std::io::Result<File> {
+    open_range(file, None)
+}
+
+/// [`open`], or for an object in object storage
+/// ([`crate::objects`]) only `range` of it, at its own offsets (a shard's
+/// part of a large collection).
+///
+/// # Errors
+/// As [`open`]; an object that cannot be read.
+pub fn open_range(file: &InputFile, range: Option<std::ops::Range<u64>>) -> std::io::Result<File> {
+    if crate::objects::is_url(&file.path) {
+        return crate::objects::open(&file.path, range).map_err(std::io::Error::other);
+    }
     match &file.real {
         Some(real) => crate::confined::open_file(real),
         None => File::open(&file.path),
+    }
+}
+
+const NOT_AN_INPUT: &str = "not an .sgf file (plain, .gz, .bz2 or .zst) or a known archive";
+
+/// The objects under an `s3://bucket/prefix` input, as a folder is walked:
+/// one object if the URL names one, else everything under `prefix/`,
+/// sorted by key. What cannot be listed is unread, with what to check.
+fn discover_objects(path: &Path, inputs: &mut Inputs) {
+    use crate::objects::{store, ObjectUrl};
+    let unread = |inputs: &mut Inputs, reason: String| {
+        inputs.unread.push(Unread {
+            path: path.to_path_buf(),
+            reason,
+            duplicate: false,
+            error: true,
+        });
+    };
+    let url = match ObjectUrl::parse(path) {
+        Ok(u) => u,
+        Err(e) => return unread(inputs, e.message),
+    };
+    let store = match store(&url) {
+        Ok(s) => s,
+        Err(e) => return unread(inputs, e.message),
+    };
+    let root = url.to_path();
+    // A folder first: some servers refuse a HEAD of a folder's name.
+    let prefix = if url.key.is_empty() {
+        String::new()
+    } else {
+        format!("{}/", url.key)
+    };
+    let listed = match store.list(&prefix) {
+        Ok(l) => l,
+        Err(e) => return unread(inputs, e.message),
+    };
+    if listed.is_empty() {
+        match (url.key.is_empty(), store.size(&url.key)) {
+            (false, Ok(Some(len))) => inputs.files.push(InputFile {
+                path: root.clone(),
+                len,
+                root,
+                real: None,
+            }),
+            (_, Err(e)) => unread(inputs, e.message),
+            _ => unread(
+                inputs,
+                "no objects under this prefix: check the bucket and the prefix".into(),
+            ),
+        }
+        return;
+    }
+    for o in listed {
+        let p = o.url.to_path();
+        if is_input_name(&p) {
+            inputs.files.push(InputFile {
+                path: p,
+                len: o.size,
+                root: root.clone(),
+                real: None,
+            });
+        } else {
+            inputs.unread.push(Unread {
+                path: p,
+                reason: NOT_AN_INPUT.to_string(),
+                duplicate: false,
+                error: false,
+            });
+        }
     }
 }
 
@@ -100,6 +183,10 @@ pub fn discover<P: AsRef<Path>>(paths: &[P]) -> Inputs {
     let mut seen = Seen::new();
     for path in paths {
         let path = path.as_ref();
+        if crate::objects::is_url(path) {
+            discover_objects(path, &mut inputs);
+            continue;
+        }
         match std::fs::metadata(path) {
             Err(e) => inputs.unread.push(Unread {
                 path: path.to_path_buf(),
@@ -219,8 +306,7 @@ fn walk(root: &Path, meta: &std::fs::Metadata, inputs: &mut Inputs, seen: &mut S
             } else if !is_input_name(&path) {
                 inputs.unread.push(Unread {
                     path,
-                    reason: "not an .sgf file (plain, .gz, .bz2 or .zst) or a known archive"
-                        .to_string(),
+                    reason: NOT_AN_INPUT.to_string(),
                     duplicate: false,
                     error: false,
                 });

@@ -35,6 +35,7 @@ pub mod engine;
 pub mod eval;
 pub mod ids;
 pub mod inputs;
+pub mod objects;
 pub mod parquet_out;
 pub mod plan;
 pub mod process;

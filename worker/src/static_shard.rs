@@ -150,7 +150,11 @@ pub fn run_static(
     let root = out_dir.create_sub(SHARDS).map_err(io(&out))?;
     let dir = root.create_sub(shard_dir_name(shard)).map_err(io(&out))?;
     let planned = plan(found, shard.shard_bytes(found.total_bytes()), |p: &Path| {
-        p.canonicalize()
+        if crate::objects::is_url(p) {
+            Ok(p.to_path_buf())
+        } else {
+            p.canonicalize()
+        }
     })
     .map_err(|e: PlanError<std::io::Error>| StaticError::Plan(e.to_string()))?;
     let range = shard.range(planned.shards.len());

@@ -57,7 +57,7 @@ fn print_written(w: &Written) {
 /// Writes the report of a run that has just finished, with the run's own
 /// options on it (a report made later from the folder has only what the
 /// rows say). Its line goes to stderr, so `--json` output stays one object.
-pub fn after_run(args: &RunArgs, report: &RunReport) -> anyhow::Result<()> {
+pub fn after_run(args: &RunArgs, out: &std::path::Path, report: &RunReport) -> anyhow::Result<()> {
     let a = &args.analysis;
     let mut options = vec![
         ("--komi".to_string(), a.komi.clone()),
@@ -97,7 +97,7 @@ pub fn after_run(args: &RunArgs, report: &RunReport) -> anyhow::Result<()> {
         .collect::<Vec<_>>()
         .join(" ");
     let written = write_report(
-        &args.out,
+        out,
         &ReportOptions {
             run: Some(RunInfo {
                 command,
@@ -110,7 +110,7 @@ pub fn after_run(args: &RunArgs, report: &RunReport) -> anyhow::Result<()> {
     .with_context(|| {
         format!(
             "the run finished (its rows and summaries are in {}) but its report could not be written",
-            args.out.display()
+            out.display()
         )
     })?;
     eprintln!(

@@ -7,10 +7,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::bail;
 use indicatif::{ProgressBar, ProgressStyle};
-use verdict_worker::inputs;
 use verdict_worker::run::{run as run_corpus, Hooks, Progress, RunOptions, RunReport};
 use verdict_worker::shard::ShardError;
 use verdict_worker::static_shard::{run_static, StaticError, StaticShard};
+use verdict_worker::{inputs, objects};
 
 use crate::cli::RunArgs;
 
@@ -47,8 +47,33 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         super::report_unread(&found, &[], &[]);
         bail!("no SGF files found in the given inputs: give .sgf files, collection files or directories holding them");
     }
+    // An output in object storage is written locally first, then
+    // published to the bucket whole (verdict_worker::objects::publish).
+    let remote = if objects::is_url(&args.out) {
+        if args.resume {
+            bail!(
+                "--resume needs a local --out: a run into {} starts over when stopped",
+                args.out.display()
+            );
+        }
+        if args.shard.is_some() {
+            bail!("--shard needs a local or shared --out for now ({} is object storage): run the shards into a shared folder, then `verdict merge` it", args.out.display());
+        }
+        let url = objects::ObjectUrl::parse(&args.out)?;
+        // Fail before the analysis when the bucket cannot be reached.
+        objects::store(&url)?.list(&url.join(verdict_worker::publish::GAMES).key)?;
+        let local = std::env::temp_dir().join(format!(
+            "verdict-out-{}-{:016x}",
+            std::process::id(),
+            verdict_worker::ids::random_u64()
+        ));
+        Some((url, local))
+    } else {
+        None
+    };
+    let local_out = remote.as_ref().map_or(args.out.clone(), |(_, l)| l.clone());
     let options = RunOptions {
-        out: args.out.clone(),
+        out: local_out.clone(),
         threads: args.common.threads,
         komi,
         include_unfinished: args.analysis.include_unfinished,
@@ -133,7 +158,21 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(130));
     }
     if !args.no_report {
-        super::report::after_run(&args, &report)?;
+        super::report::after_run(&args, &local_out, &report)?;
+    }
+    if let Some((url, local)) = &remote {
+        let run = format!(
+            "{:08x}{:08x}",
+            std::process::id(),
+            verdict_worker::ids::random_u64() as u32
+        );
+        let published = objects::publish(local, url, &run);
+        let _ = std::fs::remove_dir_all(local);
+        let published = published?;
+        eprintln!(
+            "verdict: published {} parts to {url} (removed {} of the previous output)",
+            published.parts, published.removed
+        );
     }
     if args.common.json {
         let json = report.summary.to_json(verdict_worker::row::SCHEMA_VERSION);

@@ -1,0 +1,338 @@
+//! Corpora and results in object storage, against a real S3-compatible
+//! server that the tests start themselves (moto in server mode: `pip
+//! install 'moto[server]'`). Without it they say they skipped, unless
+//! `VERDICT_REQUIRE_S3` is set (CI sets it), when they fail.
+
+mod support;
+
+use std::io::{Read, Write};
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use support::*;
+use verdict_worker::objects::{store, ObjectUrl};
+
+struct Moto {
+    child: Child,
+    endpoint: String,
+}
+
+impl Drop for Moto {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start_moto(extra_env: &[(&str, &str)]) -> Option<Moto> {
+    let port = free_port().rsplit(':').next().unwrap().to_string();
+    let mut cmd = Command::new("moto_server");
+    cmd.args(["-H", "127.0.0.1", "-p", &port])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    for (k, v) in extra_env {
+        cmd.env(k, v);
+    }
+    let child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) => {
+            assert!(
+                std::env::var_os("VERDICT_REQUIRE_S3").is_none(),
+                "VERDICT_REQUIRE_S3 is set but moto_server cannot start: {e}"
+            );
+            eprintln!("skipped: no S3-compatible server (moto_server: {e}); pip install 'moto[server]' to run these tests");
+            return None;
+        }
+    };
+    let addr = format!("127.0.0.1:{port}");
+    let start = Instant::now();
+    while std::net::TcpStream::connect(&addr).is_err() {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "moto_server did not start"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    Some(Moto {
+        child,
+        endpoint: format!("http://{addr}"),
+    })
+}
+
+/// One server for the whole test binary; the process's own AWS variables
+/// point at it (set once, before any client is made).
+fn moto() -> Option<&'static str> {
+    static MOTO: OnceLock<Option<Moto>> = OnceLock::new();
+    MOTO.get_or_init(|| {
+        let m = start_moto(&[])?;
+        std::env::set_var("AWS_ACCESS_KEY_ID", "verdict-test");
+        std::env::set_var("AWS_SECRET_ACCESS_KEY", "verdict-test-secret");
+        std::env::set_var("AWS_REGION", "us-east-1");
+        std::env::set_var("AWS_ENDPOINT_URL", &m.endpoint);
+        std::env::set_var("AWS_ALLOW_HTTP", "true");
+        std::env::set_var("VERDICT_OBJECT_RETRY_SECONDS", "5");
+        Some(m)
+    })
+    .as_ref()
+    .map(|m| m.endpoint.as_str())
+}
+
+/// A plain HTTP request (moto takes bucket creation unsigned).
+fn http(endpoint: &str, method: &str, path: &str) -> String {
+    let addr = endpoint.trim_start_matches("http://");
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    write!(
+        s,
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).unwrap();
+    out
+}
+
+fn bucket(endpoint: &str, name: &str) {
+    let r = http(endpoint, "PUT", &format!("/{name}"));
+    assert!(r.starts_with("HTTP/1.1 200"), "{r}");
+}
+
+/// Every file under `dir` put under `prefix` in `bucket`, by verdict's own
+/// client.
+fn upload(dir: &Path, url: &str) {
+    let url = ObjectUrl::parse(Path::new(url)).unwrap();
+    let s = store(&url).unwrap();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+                continue;
+            }
+            let rel = p.strip_prefix(dir).unwrap().to_string_lossy().into_owned();
+            s.put(&url.join(&rel).key, std::fs::read(&p).unwrap(), false)
+                .unwrap();
+        }
+    }
+}
+
+fn run(args: &[&str]) -> Output {
+    verdict().args(args).output().unwrap()
+}
+
+fn ok(o: &Output) {
+    assert!(
+        o.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// The rows and summary of a run, with the local corpus folder written as
+/// the URL it was uploaded to (the only columns that may differ).
+fn as_from(out: &Path, local: &Path, url: &str) -> (Vec<String>, String) {
+    let l = s(local);
+    let rows = rows(out)
+        .into_iter()
+        .map(|r| r.replace(l, url))
+        .collect::<Vec<_>>();
+    let mut rows = rows;
+    rows.sort();
+    (rows, counts(out).to_string().replace(l, url))
+}
+
+fn published_keys(url: &str) -> Vec<String> {
+    let u = ObjectUrl::parse(Path::new(url)).unwrap();
+    store(&u)
+        .unwrap()
+        .list(&format!("{}/", u.key))
+        .unwrap()
+        .into_iter()
+        .map(|o| {
+            o.url
+                .key
+                .trim_start_matches(&format!("{}/", u.key))
+                .to_string()
+        })
+        .collect()
+}
+
+/// An output in a bucket, downloaded: its parts as `_SUCCESS` lists them.
+fn download(url: &str, to: &Path) {
+    let u = ObjectUrl::parse(Path::new(url)).unwrap();
+    let st = store(&u).unwrap();
+    std::fs::create_dir_all(to.join("games")).unwrap();
+    for key in published_keys(url) {
+        let bytes = st.read(&u.join(&key).key).unwrap().unwrap();
+        std::fs::write(to.join(&key), bytes).unwrap();
+    }
+}
+
+#[test]
+fn a_run_from_s3_equals_a_run_from_files_and_static_shards_read_ranges() {
+    let Some(endpoint) = moto() else { return };
+    let dir = temp("s3-read");
+    let corpus = corpus(&dir, 200);
+    bucket(endpoint, "read");
+    upload(&corpus, "s3://read/corpus");
+    local_run(&corpus, &dir.join("files"));
+    let from_s3 = dir.join("from-s3");
+    ok(&run(&[
+        "run",
+        "s3://read/corpus",
+        "--out",
+        s(&from_s3),
+        "--no-report",
+    ]));
+    let want = as_from(&dir.join("files"), &corpus, "s3://read/corpus");
+    assert!(want.0.len() > 100);
+    assert_eq!(as_from(&from_s3, &corpus, "s3://read/corpus"), want);
+    // One object named by its URL is one input.
+    let one = dir.join("one");
+    ok(&run(&[
+        "run",
+        "s3://read/corpus/zz-everything.sgf",
+        "--out",
+        s(&one),
+        "--no-report",
+    ]));
+    assert!(rows(&one).len() > 100);
+    // Static shards over the bucket: the big collection is cut into byte
+    // ranges, each shard fetching only its own.
+    let sharded = dir.join("sharded");
+    for k in 0..5 {
+        ok(&run(&[
+            "run",
+            "s3://read/corpus",
+            "--out",
+            s(&sharded),
+            "--shard",
+            &format!("{k}/5"),
+            "--no-report",
+        ]));
+    }
+    ok(&run(&["merge", s(&sharded), "--no-report"]));
+    let (rows_sharded, _) = as_from(&sharded, &corpus, "s3://read/corpus");
+    assert_eq!(rows_sharded, want.0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn an_output_in_s3_is_published_whole_and_replaces_the_last() {
+    let Some(endpoint) = moto() else { return };
+    let dir = temp("s3-write");
+    let corpus = synth(&dir, "corpus", 150, 3);
+    bucket(endpoint, "write");
+    let out = "s3://write/results/nightly";
+    ok(&run(&[
+        "run",
+        s(&corpus),
+        "--out",
+        out,
+        "--part-rows",
+        "40",
+        "--chunk-games",
+        "40",
+    ]));
+    let first = published_keys(out);
+    let parts: Vec<&String> = first.iter().filter(|k| k.starts_with("games/")).collect();
+    assert_eq!(parts.len(), 4, "{first:?}");
+    for name in ["_SUCCESS", "summary.json", "summary.parquet", "report.html"] {
+        assert!(first.iter().any(|k| k == name), "{name} in {first:?}");
+    }
+    let got = dir.join("got");
+    download(out, &got);
+    let local = dir.join("local");
+    local_run(&corpus, &local);
+    assert_eq!(rows(&got), rows(&local));
+    assert_eq!(counts(&got), counts(&local));
+    let marker: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(got.join("_SUCCESS")).unwrap()).unwrap();
+    let listed: Vec<String> = marker["parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["path"].as_str().unwrap().to_string())
+        .collect();
+    let mut on_store: Vec<String> = parts.iter().map(|s| s.to_string()).collect();
+    on_store.sort();
+    assert_eq!(listed, on_store, "_SUCCESS lists exactly the parts stored");
+    // A second run replaces the first: new part names, the old ones gone.
+    ok(&run(&["run", s(&corpus), "--out", out, "--no-report"]));
+    let second = published_keys(out);
+    let parts2: Vec<&String> = second.iter().filter(|k| k.starts_with("games/")).collect();
+    assert_eq!(parts2.len(), 1, "{second:?}");
+    assert!(!parts.contains(&parts2[0]));
+    assert!(
+        !second.iter().any(|k| k == "report.html"),
+        "the old report goes"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_urls_buckets_endpoints_and_credentials_say_what_to_check() {
+    let Some(endpoint) = moto() else { return };
+    let dir = temp("s3-bad");
+    let corpus = synth(&dir, "corpus", 5, 1);
+    let expect = |o: Output, words: &[&str]| {
+        assert_eq!(o.status.code(), Some(2), "{o:?}");
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        for w in words {
+            assert!(err.contains(w), "{w:?} in {err}");
+        }
+    };
+    expect(
+        run(&["run", "s3://no-such-bucket/x", "--out", s(&dir.join("o"))]),
+        &["s3://no-such-bucket/x", "bucket"],
+    );
+    expect(
+        run(&["run", s(&corpus), "--out", "s3://no-such-bucket/out"]),
+        &["s3://no-such-bucket", "bucket"],
+    );
+    expect(
+        run(&["run", "s3:///x", "--out", s(&dir.join("o"))]),
+        &["names no bucket"],
+    );
+    bucket(endpoint, "empty");
+    expect(
+        run(&["run", "s3://empty/nothing", "--out", s(&dir.join("o"))]),
+        &["no objects under this prefix"],
+    );
+    // Nothing listens there.
+    let nowhere = verdict()
+        .args(["run", "s3://b/x", "--out", s(&dir.join("o"))])
+        .env("AWS_ENDPOINT_URL", "http://127.0.0.1:9")
+        .env("VERDICT_OBJECT_RETRY_SECONDS", "0")
+        .output()
+        .unwrap();
+    expect(nowhere, &["cannot reach the endpoint http://127.0.0.1:9"]);
+    // Plain http without AWS_ALLOW_HTTP.
+    let https_only = verdict()
+        .args(["run", "s3://empty/x", "--out", s(&dir.join("o"))])
+        .env_remove("AWS_ALLOW_HTTP")
+        .env("VERDICT_OBJECT_RETRY_SECONDS", "0")
+        .output()
+        .unwrap();
+    expect(https_only, &["AWS_ALLOW_HTTP=true"]);
+    // A server that checks credentials, and none it knows.
+    let strict = start_moto(&[("INITIAL_NO_AUTH_ACTION_COUNT", "0")]).expect("moto started once");
+    let refused = verdict()
+        .args(["run", "s3://any/x", "--out", s(&dir.join("o"))])
+        .env("AWS_ENDPOINT_URL", &strict.endpoint)
+        .env("VERDICT_OBJECT_RETRY_SECONDS", "0")
+        .output()
+        .unwrap();
+    expect(
+        refused,
+        &["check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"],
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,758 @@
+//! Corpora and results in object storage: `s3://bucket/prefix` (Amazon S3
+//! and S3-compatible servers), configured from the standard environment
+//! (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_REGION`,
+//! `AWS_ENDPOINT_URL`, `AWS_ALLOW_HTTP=true`).
+//!
+//! The rest of verdict works on files, so this module meets it there:
+//! - an object to read is streamed into a temporary file that is unlinked
+//!   at once ([`Store::spool`]): the engine maps it like any input, the
+//!   memory it costs is page cache, and the disk it costs is given back when
+//!   the engine closes it, one input at a time. A byte range of a large
+//!   collection (a shard's part) is fetched with a ranged GET into a sparse
+//!   file at its own offsets, so the SGF reader resumes there as in a local
+//!   file and nothing outside the range is read;
+//! - results are written locally as `verdict run` writes them, then
+//!   published to the bucket ([`publish`]): `_SUCCESS` removed, each part
+//!   under a name of this run's, created only if absent (conditional put;
+//!   multipart for large parts), the summaries, then `_SUCCESS` with the
+//!   manifest, and only then the previous run's parts removed.
+//!
+//! Requests are retried with backoff on throttling and server errors (the
+//! object_store client's policy, bounded by `VERDICT_OBJECT_RETRY_SECONDS`,
+//! default 60). Every failure names the URL and what to check.
+//!
+//! The calls block: verdict's engine is threads, not tasks. They run on a
+//! small runtime of their own, so they may be called from any thread that
+//! is not itself driving async tasks.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use object_store::aws::AmazonS3Builder;
+use object_store::path::Path as Key;
+use object_store::{
+    GetOptions, GetRange, ObjectMeta, ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload,
+    RetryConfig, WriteMultipart,
+};
+
+/// The URL schemes verdict reads and writes.
+const SCHEMES: [&str; 1] = ["s3://"];
+
+/// Parts larger than this are uploaded in pieces of this size.
+const MULTIPART_BYTES: usize = 8 << 20;
+
+/// Whether a path as given on the command line is an object-store URL.
+pub fn is_url(path: &Path) -> bool {
+    path.to_str()
+        .is_some_and(|s| SCHEMES.iter().any(|p| s.starts_with(p)))
+}
+
+/// `s3://bucket/key`, split.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ObjectUrl {
+    pub bucket: String,
+    /// Without a leading `/`; may be empty (the whole bucket).
+    pub key: String,
+}
+
+impl ObjectUrl {
+    /// # Errors
+    /// Not an `s3://bucket/...` URL.
+    pub fn parse(path: &Path) -> Result<ObjectUrl, ObjectError> {
+        let s = path.to_str().unwrap_or_default();
+        let rest = s
+            .strip_prefix("s3://")
+            .ok_or_else(|| ObjectError::new(s, "only s3:// URLs are supported"))?;
+        let (bucket, key) = rest.split_once('/').unwrap_or((rest, ""));
+        if bucket.is_empty() {
+            return Err(ObjectError::new(
+                s,
+                "the URL names no bucket: write s3://BUCKET/PREFIX",
+            ));
+        }
+        Ok(ObjectUrl {
+            bucket: bucket.to_string(),
+            key: key.trim_matches('/').to_string(),
+        })
+    }
+
+    /// The URL of `key` in the same bucket.
+    pub fn with_key(&self, key: &str) -> ObjectUrl {
+        ObjectUrl {
+            bucket: self.bucket.clone(),
+            key: key.to_string(),
+        }
+    }
+
+    /// `key/name`.
+    pub fn join(&self, name: &str) -> ObjectUrl {
+        if self.key.is_empty() {
+            self.with_key(name)
+        } else {
+            self.with_key(&format!("{}/{name}", self.key))
+        }
+    }
+
+    /// As a path, for the places that carry input names (`InputFile`).
+    pub fn to_path(&self) -> PathBuf {
+        PathBuf::from(self.to_string())
+    }
+}
+
+impl std::fmt::Display for ObjectUrl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.key.is_empty() {
+            write!(f, "s3://{}", self.bucket)
+        } else {
+            write!(f, "s3://{}/{}", self.bucket, self.key)
+        }
+    }
+}
+
+/// Why an object could not be read or written, with what to check.
+#[derive(Debug, thiserror::Error)]
+#[error("{url}: {message}")]
+pub struct ObjectError {
+    pub url: String,
+    pub message: String,
+    /// An object written already under that name (a conditional put).
+    pub exists: bool,
+}
+
+impl ObjectError {
+    fn new(url: impl std::fmt::Display, message: impl Into<String>) -> ObjectError {
+        ObjectError {
+            url: url.to_string(),
+            message: message.into(),
+            exists: false,
+        }
+    }
+
+    /// The store's error, explained.
+    fn of(url: impl std::fmt::Display, e: &object_store::Error) -> ObjectError {
+        let endpoint = std::env::var("AWS_ENDPOINT_URL")
+            .or_else(|_| std::env::var("AWS_ENDPOINT"))
+            .unwrap_or_else(|_| "the AWS default".into());
+        let chain = {
+            let mut s = e.to_string();
+            let mut src = std::error::Error::source(e);
+            while let Some(inner) = src {
+                let t = inner.to_string();
+                if !s.contains(&t) {
+                    s.push_str(": ");
+                    s.push_str(&t);
+                }
+                src = inner.source();
+            }
+            s
+        };
+        let hint = match e {
+            object_store::Error::NotFound { .. } => {
+                "not found: check the bucket and the prefix (`aws s3 ls` on the URL lists it)".to_string()
+            }
+            object_store::Error::AlreadyExists { .. } | object_store::Error::Precondition { .. } => {
+                "written already by another run (objects are created once)".to_string()
+            }
+            object_store::Error::PermissionDenied { .. } | object_store::Error::Unauthenticated { .. } => {
+                "access refused: check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and the bucket's policy)".to_string()
+            }
+            _ if chain.contains("NoSuchBucket") => {
+                "no such bucket: check its name, and AWS_ENDPOINT_URL for S3-compatible servers".to_string()
+            }
+            _ if chain.contains("InvalidAccessKeyId")
+                || chain.contains("SignatureDoesNotMatch")
+                || chain.contains("403")
+                || chain.contains("Forbidden") =>
+            {
+                "access refused: check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and the bucket's policy)".to_string()
+            }
+            _ if chain.contains("builder error") || chain.contains("URL scheme is not allowed") || chain.contains("HTTP") && chain.contains("allow") => {
+                format!("cannot use the endpoint {endpoint}: for a plain http:// endpoint set AWS_ALLOW_HTTP=true")
+            }
+            _ if chain.contains("connect") || chain.contains("dns") || chain.contains("timed out") || chain.contains("error sending request") => {
+                format!("cannot reach the endpoint {endpoint}: check AWS_ENDPOINT_URL and the network (AWS_ALLOW_HTTP=true for http://)")
+            }
+            _ => "the object store refused".to_string(),
+        };
+        ObjectError {
+            url: url.to_string(),
+            message: format!("{hint} ({chain})"),
+            exists: matches!(
+                e,
+                object_store::Error::AlreadyExists { .. }
+                    | object_store::Error::Precondition { .. }
+            ),
+        }
+    }
+}
+
+/// The runtime object requests run on.
+fn runtime() -> &'static tokio::runtime::Runtime {
+    static RT: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
+    RT.get_or_init(|| {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("verdict-objects")
+            .enable_all()
+            .build()
+            .expect("starting the object-store runtime")
+    })
+}
+
+fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    runtime().block_on(f)
+}
+
+/// One bucket's client.
+#[derive(Clone, Debug)]
+pub struct Store {
+    bucket: String,
+    inner: Arc<dyn ObjectStore>,
+}
+
+/// The client of `url`'s bucket (one per bucket, shared).
+///
+/// # Errors
+/// The environment does not configure a client (a bad endpoint URL, say).
+pub fn store(url: &ObjectUrl) -> Result<Store, ObjectError> {
+    static STORES: OnceLock<Mutex<HashMap<String, Store>>> = OnceLock::new();
+    let stores = STORES.get_or_init(Default::default);
+    let mut stores = stores.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(s) = stores.get(&url.bucket) {
+        return Ok(s.clone());
+    }
+    let retry_seconds = std::env::var("VERDICT_OBJECT_RETRY_SECONDS")
+        .ok()
+        .and_then(|s| s.parse::<f64>().ok())
+        .filter(|s| s.is_finite() && *s >= 0.0)
+        .unwrap_or(60.0);
+    let retry = RetryConfig {
+        max_retries: if retry_seconds == 0.0 { 0 } else { 10 },
+        retry_timeout: Duration::from_secs_f64(retry_seconds),
+        ..RetryConfig::default()
+    };
+    let mut builder = AmazonS3Builder::from_env()
+        .with_bucket_name(&url.bucket)
+        .with_retry(retry);
+    // AWS_REGION is what the AWS tools read; object_store wants a region
+    // even for S3-compatible servers, which ignore it.
+    if std::env::var_os("AWS_REGION").is_none() && std::env::var_os("AWS_DEFAULT_REGION").is_none()
+    {
+        builder = builder.with_region("us-east-1");
+    }
+    let inner = builder
+        .build()
+        .map_err(|e| ObjectError::of(url.to_string(), &e))?;
+    let s = Store {
+        bucket: url.bucket.clone(),
+        inner: Arc::new(inner),
+    };
+    stores.insert(url.bucket.clone(), s.clone());
+    Ok(s)
+}
+
+/// An object found by [`Store::list`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Listed {
+    pub url: ObjectUrl,
+    pub size: u64,
+}
+
+impl Store {
+    fn url(&self, key: &str) -> ObjectUrl {
+        ObjectUrl {
+            bucket: self.bucket.clone(),
+            key: key.to_string(),
+        }
+    }
+
+    /// Every object under `prefix` (a folder: `prefix/...`), sorted by key.
+    ///
+    /// # Errors
+    /// The listing is refused.
+    pub fn list(&self, prefix: &str) -> Result<Vec<Listed>, ObjectError> {
+        let key = Key::from(prefix);
+        let shown = self.url(prefix);
+        let metas: Vec<ObjectMeta> = block_on(async {
+            let mut out = Vec::new();
+            let mut stream = self
+                .inner
+                .list(if prefix.is_empty() { None } else { Some(&key) });
+            while let Some(m) = stream.next().await {
+                out.push(m.map_err(|e| ObjectError::of(&shown, &e))?);
+            }
+            Ok::<_, ObjectError>(out)
+        })?;
+        let mut out: Vec<Listed> = metas
+            .into_iter()
+            .map(|m| Listed {
+                url: self.url(m.location.as_ref()),
+                size: m.size,
+            })
+            .collect();
+        out.sort_by(|a, b| a.url.key.cmp(&b.url.key));
+        Ok(out)
+    }
+
+    /// The size of one object, `None` when there is none.
+    ///
+    /// # Errors
+    /// The request is refused for another reason.
+    pub fn size(&self, key: &str) -> Result<Option<u64>, ObjectError> {
+        let k = Key::from(key);
+        match block_on(self.inner.head(&k)) {
+            Ok(m) => Ok(Some(m.size)),
+            Err(object_store::Error::NotFound { .. }) => Ok(None),
+            Err(e) => Err(ObjectError::of(self.url(key), &e)),
+        }
+    }
+
+    /// The object `key` (its `range`, or all of it) in an unlinked
+    /// temporary file, at the object's own offsets: a range leaves the
+    /// bytes before it as a hole.
+    ///
+    /// # Errors
+    /// The object cannot be read, or the temporary file written.
+    pub fn spool(&self, key: &str, range: Option<Range<u64>>) -> Result<File, ObjectError> {
+        block_on(self.spool_async(key.to_string(), range))
+    }
+
+    async fn spool_async(
+        &self,
+        key: String,
+        range: Option<Range<u64>>,
+    ) -> Result<File, ObjectError> {
+        let key = key.as_str();
+        let url = self.url(key);
+        let mut file = temp_file().map_err(|e| {
+            ObjectError::new(
+                &url,
+                format!(
+                    "cannot make a temporary file in {} to read it into: {e} (set TMPDIR to a folder with room)",
+                    std::env::temp_dir().display()
+                ),
+            )
+        })?;
+        let io = |e: std::io::Error| {
+            ObjectError::new(
+                &url,
+                format!("cannot write the temporary copy: {e} (set TMPDIR to a folder with room)"),
+            )
+        };
+        let k = Key::from(key);
+        if let Some(r) = &range {
+            file.set_len(r.start).map_err(io)?;
+            file.seek(SeekFrom::Start(r.start)).map_err(io)?;
+        }
+        let options = GetOptions {
+            range: range.clone().map(GetRange::Bounded),
+            ..GetOptions::default()
+        };
+        let got = self
+            .inner
+            .get_opts(&k, options)
+            .await
+            .map_err(|e| ObjectError::of(&url, &e))?;
+        let mut stream = got.into_stream();
+        while let Some(chunk) = stream.next().await {
+            let chunk = chunk.map_err(|e| ObjectError::of(&url, &e))?;
+            file.write_all(&chunk).map_err(io)?;
+        }
+        file.flush().map_err(io)?;
+        file.seek(SeekFrom::Start(0)).map_err(io)?;
+        Ok(file)
+    }
+
+    /// Writes `bytes` as `key`; with `create`, only if there is no such
+    /// object yet.
+    ///
+    /// # Errors
+    /// Refused, or (with `create`) written already: [`ObjectError::exists`].
+    pub fn put(&self, key: &str, bytes: Vec<u8>, create: bool) -> Result<(), ObjectError> {
+        let k = Key::from(key);
+        let options = PutOptions {
+            mode: if create {
+                PutMode::Create
+            } else {
+                PutMode::Overwrite
+            },
+            ..PutOptions::default()
+        };
+        block_on(self.inner.put_opts(&k, PutPayload::from(bytes), options))
+            .map(|_| ())
+            .map_err(|e| ObjectError::of(self.url(key), &e))
+    }
+
+    /// Uploads the local file `from` as `key`: one conditional put when
+    /// small, a multipart upload of [`MULTIPART_BYTES`] pieces when large
+    /// (read a piece at a time).
+    ///
+    /// # Errors
+    /// The file cannot be read, or the store refuses.
+    pub fn upload(&self, from: &Path, key: &str, create: bool) -> Result<(), ObjectError> {
+        let url = self.url(key);
+        let io = |e: std::io::Error| {
+            ObjectError::new(&url, format!("cannot read {}: {e}", from.display()))
+        };
+        let mut file = File::open(from).map_err(io)?;
+        let len = file.metadata().map_err(io)?.len();
+        if len as usize <= MULTIPART_BYTES {
+            let mut bytes = Vec::with_capacity(len as usize);
+            file.read_to_end(&mut bytes).map_err(io)?;
+            return self.put(key, bytes, create);
+        }
+        if create && self.size(key)?.is_some() {
+            return Err(ObjectError {
+                exists: true,
+                ..ObjectError::new(
+                    &url,
+                    "written already by another run (objects are created once)",
+                )
+            });
+        }
+        let k = Key::from(key);
+        block_on(async {
+            let upload = self
+                .inner
+                .put_multipart(&k)
+                .await
+                .map_err(|e| ObjectError::of(&url, &e))?;
+            let mut w = WriteMultipart::new_with_chunk_size(upload, MULTIPART_BYTES);
+            let mut buf = vec![0u8; MULTIPART_BYTES];
+            loop {
+                let n = file.read(&mut buf).map_err(io)?;
+                if n == 0 {
+                    break;
+                }
+                w.wait_for_capacity(4)
+                    .await
+                    .map_err(|e| ObjectError::of(&url, &e))?;
+                w.write(&buf[..n]);
+            }
+            w.finish().await.map_err(|e| ObjectError::of(&url, &e))?;
+            Ok::<_, ObjectError>(())
+        })
+    }
+
+    /// Removes `key` (no error when it is gone already).
+    ///
+    /// # Errors
+    /// Refused.
+    pub fn delete(&self, key: &str) -> Result<(), ObjectError> {
+        match block_on(self.inner.delete(&Key::from(key))) {
+            Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
+            Err(e) => Err(ObjectError::of(self.url(key), &e)),
+        }
+    }
+
+    /// The bytes of a small object, `None` when there is none.
+    ///
+    /// # Errors
+    /// Refused for another reason.
+    pub fn read(&self, key: &str) -> Result<Option<Vec<u8>>, ObjectError> {
+        let k = Key::from(key);
+        match block_on(async { self.inner.get(&k).await?.bytes().await }) {
+            Ok(b) => Ok(Some(b.to_vec())),
+            Err(object_store::Error::NotFound { .. }) => Ok(None),
+            Err(e) => Err(ObjectError::of(self.url(key), &e)),
+        }
+    }
+}
+
+/// A temporary file, already unlinked: it goes when it is closed.
+fn temp_file() -> std::io::Result<File> {
+    let dir = std::env::temp_dir();
+    for _ in 0..16 {
+        let path = dir.join(format!(
+            ".verdict-object-{}-{:016x}",
+            std::process::id(),
+            crate::ids::random_u64()
+        ));
+        match File::options()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&path)
+        {
+            Ok(f) => {
+                std::fs::remove_file(&path)?;
+                return Ok(f);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(std::io::Error::other("no free temporary name"))
+}
+
+/// Opens the object an input names (`s3://bucket/key`), or its `range`.
+///
+/// # Errors
+/// As [`Store::spool`].
+pub fn open(path: &Path, range: Option<Range<u64>>) -> Result<File, ObjectError> {
+    let url = ObjectUrl::parse(path)?;
+    store(&url)?.spool(&url.key, range)
+}
+
+/// An object as fetched: small whole objects in memory (no temporary
+/// file to create, which costs more than the GET on a fast server),
+/// others spooled ([`Store::spool`]).
+#[derive(Debug)]
+pub enum Fetched {
+    Bytes(Vec<u8>),
+    File(File),
+}
+
+/// Objects up to this size are fetched into memory.
+pub const IN_MEMORY_BYTES: u64 = 4 << 20;
+
+impl Store {
+    async fn fetch_async(
+        &self,
+        key: String,
+        range: Option<Range<u64>>,
+        size: u64,
+        in_memory: bool,
+    ) -> Result<Fetched, ObjectError> {
+        let whole = range.as_ref().is_none_or(|r| r.start == 0);
+        if !(in_memory && whole && size <= IN_MEMORY_BYTES) {
+            return self.spool_async(key, range).await.map(Fetched::File);
+        }
+        let url = self.url(&key);
+        let options = GetOptions {
+            range: range.map(GetRange::Bounded),
+            ..GetOptions::default()
+        };
+        let got = self
+            .inner
+            .get_opts(&Key::from(key.as_str()), options)
+            .await
+            .map_err(|e| ObjectError::of(&url, &e))?;
+        let bytes = got.bytes().await.map_err(|e| ObjectError::of(&url, &e))?;
+        Ok(Fetched::Bytes(bytes.to_vec()))
+    }
+}
+
+/// Objects fetched ahead of the reader, in its order: a corpus of many
+/// small objects is read at the store's throughput, not one round trip
+/// per object. At most [`Prefetch::WINDOW`] objects and
+/// [`Prefetch::WINDOW_BYTES`] are in flight or waiting (spooled to
+/// unlinked temporary files, so the waiting ones cost disk, not memory).
+#[derive(Debug)]
+pub struct Prefetch {
+    todo: std::collections::VecDeque<Wanted>,
+    ahead: std::collections::VecDeque<Ahead>,
+    bytes_ahead: u64,
+}
+
+#[derive(Debug)]
+struct Ahead {
+    path: PathBuf,
+    range: Option<Range<u64>>,
+    bytes: u64,
+    task: tokio::task::JoinHandle<Result<Fetched, ObjectError>>,
+}
+
+/// One object the reader will ask for.
+#[derive(Debug)]
+pub struct Wanted {
+    pub path: PathBuf,
+    pub range: Option<Range<u64>>,
+    /// About how many bytes it is.
+    pub bytes: u64,
+    /// Whether it may be held in memory (not an archive, read as a file).
+    pub in_memory: bool,
+}
+
+impl Prefetch {
+    pub const WINDOW: usize = 512;
+    pub const WINDOW_BYTES: u64 = 256 << 20;
+
+    /// Starts fetching the first of `items` (object URLs, the part each
+    /// reads, and about how many bytes that is), in the order they will be
+    /// asked for.
+    pub fn new(items: impl IntoIterator<Item = Wanted>) -> Prefetch {
+        let mut p = Prefetch {
+            todo: items.into_iter().collect(),
+            ahead: Default::default(),
+            bytes_ahead: 0,
+        };
+        p.fill();
+        p
+    }
+
+    fn fill(&mut self) {
+        while self.ahead.len() < Self::WINDOW
+            && (self.ahead.is_empty() || self.bytes_ahead < Self::WINDOW_BYTES)
+        {
+            let Some(Wanted {
+                path,
+                range,
+                bytes,
+                in_memory,
+            }) = self.todo.pop_front()
+            else {
+                return;
+            };
+            let (p, r) = (path.clone(), range.clone());
+            let task = runtime().spawn(async move {
+                let url = ObjectUrl::parse(&p)?;
+                store(&url)?
+                    .fetch_async(url.key.clone(), r, bytes, in_memory)
+                    .await
+            });
+            self.bytes_ahead += bytes;
+            self.ahead.push_back(Ahead {
+                path,
+                range,
+                bytes,
+                task,
+            });
+        }
+    }
+
+    /// The object `path` (its `range`), if it is the next one fetched;
+    /// `None` when it was not asked for in this order (open it directly).
+    pub fn take(
+        &mut self,
+        path: &Path,
+        range: &Option<Range<u64>>,
+    ) -> Option<Result<Fetched, ObjectError>> {
+        let next = self.ahead.front()?;
+        if next.path != path || &next.range != range {
+            return None;
+        }
+        let next = self.ahead.pop_front().expect("looked at");
+        self.bytes_ahead -= next.bytes;
+        let got = block_on(next.task).unwrap_or_else(|e| {
+            Err(ObjectError::new(
+                path.display(),
+                format!("the fetch stopped: {e}"),
+            ))
+        });
+        self.fill();
+        Some(got)
+    }
+}
+
+impl Drop for Prefetch {
+    fn drop(&mut self) {
+        for a in &self.ahead {
+            a.task.abort();
+        }
+    }
+}
+
+/// A published output in a bucket: what [`publish`] did.
+#[derive(Debug)]
+pub struct Published {
+    pub parts: usize,
+    pub removed: usize,
+}
+
+/// Publishes the finished local output `local` (as `verdict run` wrote
+/// it: `games/`, the summaries, `_SUCCESS`, perhaps `report.html`) to
+/// `out`, under part names of `run`'s: `_SUCCESS` is removed first, the
+/// parts are created (never replacing an object), then the summaries and
+/// the report, then `_SUCCESS` with the manifest naming the new parts;
+/// the previous output's parts are removed last. A reader that follows
+/// `_SUCCESS` sees one whole output, old or new.
+///
+/// # Errors
+/// The local output is not complete, or the store refuses; what was
+/// published before then stays readable through its parts (and its
+/// `_SUCCESS` was removed, so no reader takes a mix for complete).
+pub fn publish(local: &Path, out: &ObjectUrl, run: &str) -> Result<Published, ObjectError> {
+    use crate::publish::{GAMES, MARKER, REPORT, SUMMARY_JSON, SUMMARY_PARQUET};
+    let s = store(out)?;
+    let io = |what: &Path, e: std::io::Error| {
+        ObjectError::new(
+            out,
+            format!("cannot read the local output {}: {e}", what.display()),
+        )
+    };
+    let marker_path = local.join(MARKER);
+    let marker = std::fs::read(&marker_path).map_err(|e| io(&marker_path, e))?;
+    let mut manifest: serde_json::Value = serde_json::from_slice(&marker)
+        .map_err(|e| ObjectError::new(out, format!("the local manifest does not parse: {e}")))?;
+    let old: Vec<Listed> = s.list(&out.join(GAMES).key)?.into_iter().collect();
+    s.delete(&out.join(MARKER).key)?;
+    let mut kept = Vec::new();
+    if let Some(parts) = manifest["parts"].as_array_mut() {
+        for (n, p) in parts.iter_mut().enumerate() {
+            let rel = p["path"].as_str().unwrap_or_default().to_string();
+            let name = format!("part-{run}-{n:05}.parquet");
+            let key = out.join(GAMES).join(&name);
+            s.upload(&local.join(&rel), &key.key, true)?;
+            p["path"] = format!("{GAMES}/{name}").into();
+            kept.push(key.key);
+        }
+    }
+    for name in [SUMMARY_JSON, SUMMARY_PARQUET, REPORT] {
+        let path = local.join(name);
+        if path.exists() {
+            s.upload(&path, &out.join(name).key, false)?;
+        } else if name == REPORT {
+            // The report described the output being replaced.
+            s.delete(&out.join(name).key)?;
+        }
+    }
+    manifest["location"] = out.to_string().into();
+    let text = serde_json::to_vec_pretty(&manifest).expect("JSON of plain values");
+    s.put(&out.join(MARKER).key, text, false)?;
+    let mut removed = 0;
+    for o in old {
+        if !kept.contains(&o.url.key) && o.url.key.ends_with(".parquet") {
+            s.delete(&o.url.key)?;
+            removed += 1;
+        }
+    }
+    Ok(Published {
+        parts: kept.len(),
+        removed,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_parse_and_say_what_is_wrong() {
+        let u = ObjectUrl::parse(Path::new("s3://corpora/kgs/2020/")).unwrap();
+        assert_eq!(u.bucket, "corpora");
+        assert_eq!(u.key, "kgs/2020");
+        assert_eq!(u.join("a.sgf").to_string(), "s3://corpora/kgs/2020/a.sgf");
+        let whole = ObjectUrl::parse(Path::new("s3://corpora")).unwrap();
+        assert_eq!(whole.key, "");
+        assert_eq!(whole.join("a.sgf").to_string(), "s3://corpora/a.sgf");
+        assert!(ObjectUrl::parse(Path::new("s3:///x"))
+            .unwrap_err()
+            .to_string()
+            .contains("no bucket"));
+        assert!(is_url(Path::new("s3://b/k")));
+        assert!(!is_url(Path::new("/data/s3://b")));
+        assert!(!is_url(Path::new("corpus/")));
+    }
+
+    #[test]
+    fn a_temporary_file_is_gone_from_the_folder_at_once() {
+        let mut f = temp_file().unwrap();
+        f.write_all(b"(;)").unwrap();
+        let left = std::fs::read_dir(std::env::temp_dir())
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .any(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .starts_with(&format!(".verdict-object-{}-", std::process::id()))
+            });
+        assert!(!left);
+    }
+}
