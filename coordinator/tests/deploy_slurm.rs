@@ -151,7 +151,10 @@ fn slurm_array_then_merge_equals_verdict_run_and_a_failed_task_holds_the_merge_b
     let (array, _) = job(&dir, "state-failed", 1000);
     assert_eq!(array, "failed");
     let (merged, _) = job(&dir, "state-failed", 1001);
-    assert!(merged.starts_with("never"), "the merge did not run: {merged}");
+    assert!(
+        merged.starts_with("never"),
+        "the merge did not run: {merged}"
+    );
     assert!(!failed.join("_SUCCESS").exists(), "nothing published");
     assert!(!failed.join("summary.json").exists(), "nothing published");
 }
