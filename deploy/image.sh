@@ -41,6 +41,9 @@ build() {
     return 1
   }
   rm -rf "$ctx"
+  # The legacy builder keeps each stage's image; the rootfs stage's is
+  # left dangling (untagged) once the final image is built.
+  docker image prune --force --filter label=org.verdict.stage=rootfs >/dev/null
   echo "$tag: $(docker image inspect -f '{{.Size}}' "$tag" | awk '{ printf "%.1f MB", $1 / 1e6 }')"
 }
 
