@@ -20,7 +20,8 @@ kustomization.yaml), rendered with `kubectl kustomize`:
   `--shard $(JOB_COMPLETION_INDEX)/$(VERDICT_SHARDS)`; the CronJob forbids
   overlap and has both deadlines; the coordinator has gRPC probes;
 - object-storage overlays mount no shared volume; shared-volume overlays
-  mount verdict-data at /data in every pod.
+  mount verdict-data at /data in every pod;
+- every Service and NetworkPolicy selects pods that some workload makes.
 
 `--self-test` breaks a good render in each of those ways and fails unless
 every break is caught. Needs PyYAML (a dependency of kubernetes-validate)
@@ -238,6 +239,22 @@ def check(docs, name, registry, tag):
                 bad(f"{where}: no startingDeadlineSeconds")
             if not s["jobTemplate"]["spec"].get("activeDeadlineSeconds"):
                 bad(f"{where}: no activeDeadlineSeconds")
+    # Every Service and NetworkPolicy selects pods that some workload makes.
+    templates = []
+    for d in docs:
+        if d["kind"] in ("Deployment", "StatefulSet", "Job"):
+            templates.append(d["spec"]["template"].get("metadata", {}).get("labels", {}))
+        if d["kind"] == "CronJob":
+            templates.append(d["spec"]["jobTemplate"]["spec"]["template"].get("metadata", {}).get("labels", {}))
+    for d in docs:
+        if d["kind"] == "Service":
+            selector = d["spec"].get("selector", {})
+        elif d["kind"] == "NetworkPolicy":
+            selector = d["spec"]["podSelector"].get("matchLabels", {})
+        else:
+            continue
+        if not any(all(t.get(k) == v for k, v in selector.items()) for t in templates):
+            bad(f"{d['kind']}/{d['metadata']['name']} selects {selector}, which no pod of this render carries")
     if storage == "shared-volume" and "verdict-data" not in {
         n for (k, _), names in defined.items() if k == "PersistentVolumeClaim" for n in names
     }:
@@ -287,6 +304,13 @@ def self_test(docs, name, registry, tag):
     def unenforced(b):
         next(d for d in b if d["kind"] == "Namespace")["metadata"]["labels"].pop("pod-security.kubernetes.io/enforce")
 
+    def unselected(b):
+        service = next((d for d in b if d["kind"] == "Service"), None)
+        if service:
+            service["spec"]["selector"]["app.kubernetes.io/component"] = "coordinatr"
+
+    if any(d["kind"] == "Service" for d in docs):
+        broken("a Service selecting no pod", unselected)
     broken("an image from another registry", other_registry)
     broken("a root user", root)
     broken("privilege escalation", escalation)
