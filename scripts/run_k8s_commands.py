@@ -9,8 +9,9 @@ ConfigMaps and Secrets) as the kubelet expands them, and the real
 `verdict` is run with them. Only these are rewritten, each named here:
 the volume mount points (/data and /var/lib/verdict become folders of a
 temporary directory), the coordinator's listen address (0.0.0.0:7070
-becomes a free port on 127.0.0.1) and the Service's name in
-VERDICT_COORDINATOR (the address it then listens on).
+becomes a free port on 127.0.0.1), the Service's name in
+VERDICT_COORDINATOR (the address it then listens on), and the workers
+get one analysis thread each (--threads 1 added).
 
 - overlays/shared-volume/shards: the Indexed Job's pod for every index K
   (JOB_COMPLETION_INDEX), then the merge Job's pod;
