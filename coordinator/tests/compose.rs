@@ -420,8 +420,22 @@ fn compose_stack_survives_kill_partition_and_restart_and_equals_verdict_run() {
     remove_leftovers();
     let dir = temp("compose");
 
-    // The image, from the binary under test (not a release build).
+    // The image, from the binary under test (not a release build). The
+    // stack's guard first: whatever fails from here, down and image rm run.
     let image = format!("verdict-compose-test:{}", std::process::id());
+    let stack = Stack {
+        compose: compose_command(),
+        project: project_name(),
+        env: vec![
+            ("VERDICT_IMAGE".into(), image.clone()),
+            ("VERDICT_TOKEN".into(), TOKEN.into()),
+            ("VERDICT_ALLOW_ROOT".into(), storage.allow_root().into()),
+            ("VERDICT_LEASE_TTL_MS".into(), "3000".into()),
+            ("VERDICT_WORKER_THREADS".into(), "1".into()),
+        ],
+        image: image.clone(),
+        storage,
+    };
     let built = run_for(
         Command::new(repo().join("deploy/image.sh"))
             .arg("verdict")
@@ -450,19 +464,6 @@ fn compose_stack_survives_kill_partition_and_restart_and_equals_verdict_run() {
     // 1,000 self-play games in files and collections, and all of them
     // again in one collection the planner cuts into byte ranges.
     let corpus = support::corpus(&dir, 1000);
-    let stack = Stack {
-        compose: compose_command(),
-        project: project_name(),
-        env: vec![
-            ("VERDICT_IMAGE".into(), image.clone()),
-            ("VERDICT_TOKEN".into(), TOKEN.into()),
-            ("VERDICT_ALLOW_ROOT".into(), storage.allow_root().into()),
-            ("VERDICT_LEASE_TTL_MS".into(), "3000".into()),
-            ("VERDICT_WORKER_THREADS".into(), "1".into()),
-        ],
-        image: image.clone(),
-        storage,
-    };
     let mut up = vec!["up", "-d", "--no-deps"];
     up.extend(storage.services());
     stack.ok(&up);
