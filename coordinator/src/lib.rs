@@ -18,6 +18,7 @@ use std::process::ExitCode;
 /// Runs one command line; errors are printed with their context and give
 /// exit status 2.
 pub fn run(cli: cli::Cli) -> ExitCode {
+    init_tls();
     match cmd::run(cli) {
         Ok(code) => code,
         Err(err) => {
@@ -25,4 +26,12 @@ pub fn run(cli: cli::Cli) -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// Makes ring the process's TLS provider (tonic's, for `--tls-cert` and
+/// `https://` coordinators). Two backends are linked (object_store's S3
+/// client brings aws-lc-rs), and rustls refuses to choose between them.
+pub fn init_tls() {
+    // Err only when one is installed already: keep it.
+    let _ = rustls::crypto::ring::default_provider().install_default();
 }

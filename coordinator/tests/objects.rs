@@ -123,12 +123,7 @@ fn run(args: &[&str]) -> Output {
 }
 
 fn ok(o: &Output) {
-    assert!(
-        o.status.success(),
-        "{}\n{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
+    assert_ok(o);
 }
 
 fn s(p: &Path) -> &str {

@@ -32,12 +32,7 @@ fn merge(out: &Path) -> Output {
 }
 
 fn ok(o: &Output) {
-    assert!(
-        o.status.success(),
-        "{}\n{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
+    assert_ok(o);
 }
 
 /// The shards' rows and summary are the local run's (bar provenance).

@@ -187,17 +187,25 @@ fn fingerprint(files: &[InputFile], options: &RunOptions) -> String {
     options_json(options).to_string().hash(&mut h);
     (options.chunk_games, options.chunk_bytes, options.part_rows).hash(&mut h);
     for f in files {
-        f.path.hash(&mut h);
         f.root.hash(&mut h);
-        f.len.hash(&mut h);
+    }
+    hash_files(files, &mut h);
+    format!("{:016x}", h.finish())
+}
+
+/// The inputs as found, for a fingerprint: paths, sizes and times (none
+/// for objects in object storage).
+pub fn hash_files(files: &[InputFile], h: &mut impl Hasher) {
+    for f in files {
+        f.path.hash(h);
+        f.len.hash(h);
         let modified = std::fs::metadata(&f.path)
             .and_then(|m| m.modified())
             .ok()
             .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
             .map(|d| d.as_nanos());
-        modified.hash(&mut h);
+        modified.hash(h);
     }
-    format!("{:016x}", h.finish())
 }
 
 /// The journal of a run in its staging folder: what its finished parts

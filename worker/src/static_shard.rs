@@ -107,16 +107,7 @@ fn fingerprint(files: &[InputFile], options: &RunOptions, n: u32) -> String {
     env!("CARGO_PKG_VERSION").hash(&mut h);
     options_json(options).to_string().hash(&mut h);
     n.hash(&mut h);
-    for f in files {
-        f.path.hash(&mut h);
-        f.len.hash(&mut h);
-        let modified = std::fs::metadata(&f.path)
-            .and_then(|m| m.modified())
-            .ok()
-            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-            .map(|d| d.as_nanos());
-        modified.hash(&mut h);
-    }
+    crate::run::hash_files(files, &mut h);
     format!("{:016x}", h.finish())
 }
 

@@ -556,3 +556,13 @@ impl Proxy {
         self.cut.store(false, std::sync::atomic::Ordering::SeqCst);
     }
 }
+
+/// The command succeeded; else its output, to see why.
+pub fn assert_ok(o: &Output) {
+    assert!(
+        o.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
