@@ -331,3 +331,72 @@ fn bad_urls_buckets_endpoints_and_credentials_say_what_to_check() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A cluster job with its inputs and its output in a bucket (no shared
+/// folder: the coordinator's roots are URL prefixes), a worker killed
+/// mid-shard and the coordinator killed and restarted: the published
+/// output equals `verdict run` on the same objects.
+#[test]
+fn a_cluster_job_over_s3_survives_kills_and_equals_a_local_run() {
+    let Some(endpoint) = moto() else { return };
+    let dir = temp("s3-cluster");
+    let corpus = corpus(&dir, 240);
+    bucket(endpoint, "clu");
+    upload(&corpus, "s3://clu/corpus");
+    let local = dir.join("local");
+    ok(&run(&[
+        "run",
+        "s3://clu/corpus",
+        "--out",
+        s(&local),
+        "--no-report",
+    ]));
+    let roots = ["--allow-root", "s3://clu", "--lease-ttl-ms", "2000"];
+    let (mut server, addr) = serve(&dir, "127.0.0.1:0", &roots);
+    let mut victim = worker(&dir, &addr, "victim", &["-j", "1"]);
+    let out = "s3://clu/results/job";
+    let job = submit(
+        &addr,
+        &[Path::new("s3://clu/corpus")],
+        Path::new(out),
+        60_000,
+    );
+    wait_until(
+        Duration::from_secs(60),
+        "a lease",
+        &[&victim, &server],
+        || victim.log().contains("shard leased"),
+    );
+    victim.kill9();
+    let other = worker(&dir, &addr, "other", &["-j", "1"]);
+    wait_until(Duration::from_secs(120), "a shard done", &[&server], || {
+        std::thread::sleep(Duration::from_millis(50));
+        status(&addr, job)["shards"]["done"].as_u64().unwrap() >= 2
+    });
+    server.kill9();
+    let (server, again) = serve(&dir, &addr, &roots);
+    assert_eq!(again, addr);
+    let end = wait_for_end(&addr, job, &[&other, &server]);
+    assert_eq!(end["state"], "done", "{end}");
+    let got = dir.join("got");
+    download(out, &got);
+    let keys = published_keys(out);
+    assert!(
+        !keys.iter().any(|k| k.starts_with("_staging/")),
+        "the staging objects are gone: {keys:?}"
+    );
+    assert_eq!(rows(&got), rows(&local), "the rows of the local run");
+    assert_eq!(counts(&got), counts(&local), "its summary");
+    let marker: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(got.join("_SUCCESS")).unwrap()).unwrap();
+    assert_eq!(marker["kind"], "job");
+    let listed: usize = marker["parts"].as_array().unwrap().len();
+    assert_eq!(
+        listed,
+        keys.iter().filter(|k| k.starts_with("games/")).count(),
+        "_SUCCESS lists every stored part and no other"
+    );
+    drop(other);
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -756,3 +756,188 @@ mod tests {
         assert!(!left);
     }
 }
+
+/// A cluster job's staging place in a bucket: `OUT/_staging/NAME/`, where
+/// workers put their parts (each under its lease's name, created once) and
+/// from which the coordinator publishes the accepted ones. Objects need no
+/// folder, so a late worker of a cancelled job can still put a part there;
+/// it is never published (only accepted leases' parts are), and the next
+/// discard of the place removes it.
+#[derive(Debug)]
+pub struct BucketStaging {
+    out: ObjectUrl,
+    name: String,
+}
+
+impl BucketStaging {
+    /// Names the place (no request: it may be called on an async
+    /// runtime, when a coordinator restarts).
+    ///
+    /// # Errors
+    /// None yet; kept for the store's client configuration.
+    pub fn open(out: &ObjectUrl, name: &str) -> Result<BucketStaging, ObjectError> {
+        Ok(BucketStaging {
+            out: out.clone(),
+            name: name.to_string(),
+        })
+    }
+
+    fn place(&self) -> ObjectUrl {
+        self.out.join(crate::publish::STAGING).join(&self.name)
+    }
+
+    /// Where workers put their parts, as a lease names it.
+    pub fn path(&self) -> PathBuf {
+        self.place().to_path()
+    }
+
+    /// The rows in the staged part `name` (read from its footer: two
+    /// ranged GETs, whatever the part's size).
+    ///
+    /// # Errors
+    /// It is missing or is not Parquet.
+    pub fn rows_of(&self, name: &str) -> Result<u64, String> {
+        parquet_rows(&self.place().join(name)).map_err(|e| e.to_string())
+    }
+
+    /// Removes everything staged.
+    ///
+    /// # Errors
+    /// The store refuses.
+    pub fn discard(&self) -> Result<(), ObjectError> {
+        discard_prefix(&self.place())
+    }
+
+    /// Publishes the staged parts `moves` (staged name, published name) as
+    /// [`publish`] does for a local run: `_SUCCESS` removed, each part
+    /// copied to `games/NAME-PART` (names of this job's), the summaries,
+    /// `_SUCCESS` with the manifest, then the previous parts and the
+    /// staging place removed.
+    ///
+    /// # Errors
+    /// The store refuses; the previous parts then stay, with no
+    /// `_SUCCESS` until a job publishes again.
+    pub fn publish(
+        self,
+        moves: &[(String, String)],
+        parts: &[(String, u64)],
+        summary: &crate::summary::Summary,
+        schema_version: &str,
+        mut manifest: serde_json::Map<String, serde_json::Value>,
+    ) -> Result<(), ObjectError> {
+        use crate::publish::{GAMES, MARKER, REPORT, SUMMARY_JSON, SUMMARY_PARQUET};
+        let s = store(&self.out)?;
+        let games = self.out.join(GAMES);
+        let old = s.list(&format!("{}/", games.key))?;
+        s.delete(&self.out.join(MARKER).key)?;
+        s.delete(&self.out.join(REPORT).key)?;
+        let mut kept = Vec::new();
+        for (from, to) in moves {
+            let target = games.join(&format!("{}-{to}", self.name));
+            let from = self.place().join(from);
+            block_on(s.inner.copy(
+                &Key::from(from.key.as_str()),
+                &Key::from(target.key.as_str()),
+            ))
+            .map_err(|e| ObjectError::of(&from, &e))?;
+            kept.push(target.key);
+        }
+        let local = std::env::temp_dir().join(format!(
+            ".verdict-summary-{}-{:016x}",
+            std::process::id(),
+            crate::ids::random_u64()
+        ));
+        let io = |e: std::io::Error| {
+            ObjectError::new(
+                &self.out,
+                format!("cannot write the summaries locally first: {e}"),
+            )
+        };
+        std::fs::create_dir_all(&local).map_err(io)?;
+        let written = crate::confined::Dir::open(&local)
+            .map_err(|e| e.to_string())
+            .and_then(|d| {
+                crate::publish::write_summary(&d, summary, schema_version)
+                    .map_err(|e| e.to_string())
+            });
+        let uploaded = written
+            .map_err(|e| ObjectError::new(&self.out, e))
+            .and_then(|()| {
+                for name in [SUMMARY_JSON, SUMMARY_PARQUET] {
+                    s.upload(&local.join(name), &self.out.join(name).key, false)?;
+                }
+                Ok(())
+            });
+        let _ = std::fs::remove_dir_all(&local);
+        uploaded?;
+        let total: u64 = parts.iter().map(|(_, n)| n).sum();
+        manifest.insert("schema_version".into(), schema_version.into());
+        manifest.insert("games".into(), total.into());
+        manifest.insert(
+            "parts".into(),
+            parts
+                .iter()
+                .map(|(name, rows)| {
+                    serde_json::json!({"path": format!("{GAMES}/{}-{name}", self.name), "rows": rows})
+                })
+                .collect(),
+        );
+        manifest.insert(
+            "summaries".into(),
+            serde_json::json!([SUMMARY_JSON, SUMMARY_PARQUET]),
+        );
+        manifest.insert("location".into(), self.out.to_string().into());
+        let text = serde_json::to_vec_pretty(&serde_json::Value::Object(manifest))
+            .expect("JSON of plain values");
+        s.put(&self.out.join(MARKER).key, text, false)?;
+        for o in old {
+            if !kept.contains(&o.url.key) && o.url.key.ends_with(".parquet") {
+                s.delete(&o.url.key)?;
+            }
+        }
+        self.discard()
+    }
+}
+
+/// Removes every object under `prefix/`.
+///
+/// # Errors
+/// The store refuses.
+pub fn discard_prefix(prefix: &ObjectUrl) -> Result<(), ObjectError> {
+    let s = store(prefix)?;
+    for o in s.list(&format!("{}/", prefix.key))? {
+        s.delete(&o.url.key)?;
+    }
+    Ok(())
+}
+
+/// The rows of a Parquet object, from its footer.
+///
+/// # Errors
+/// Missing, or not Parquet.
+pub fn parquet_rows(url: &ObjectUrl) -> Result<u64, ObjectError> {
+    let s = store(url)?;
+    let size = s
+        .size(&url.key)?
+        .ok_or_else(|| ObjectError::new(url, "missing"))?;
+    let tail = 64 * 1024;
+    // The footer (metadata, its length, "PAR1") at its own offsets, the
+    // rest of the file a hole; a footer longer than 64 KiB is fetched whole.
+    let file = s.spool(&url.key, Some(size.saturating_sub(tail)..size))?;
+    match crate::parquet_out::rows_in(file) {
+        Ok(n) => Ok(n),
+        Err(_) => {
+            let file = s.spool(&url.key, None)?;
+            crate::parquet_out::rows_in(file).map_err(|e| ObjectError::new(url, e.to_string()))
+        }
+    }
+}
+
+/// The manifest last published into `out`, if there is one.
+pub fn published(out: &ObjectUrl) -> Option<serde_json::Value> {
+    let bytes = store(out)
+        .ok()?
+        .read(&out.join(crate::publish::MARKER).key)
+        .ok()??;
+    serde_json::from_slice(&bytes).ok()
+}

@@ -56,6 +56,30 @@ pub enum ShardError {
     Staging(std::io::Error),
     #[error(transparent)]
     Write(#[from] WriteError),
+    #[error("cannot put the part in the job's bucket: {0}")]
+    Upload(String),
+}
+
+/// A temporary folder for a part on its way to a bucket, removed when
+/// the shard ends, however it ends.
+struct LocalPart(PathBuf);
+
+impl LocalPart {
+    fn new() -> std::io::Result<LocalPart> {
+        let dir = std::env::temp_dir().join(format!(
+            ".verdict-part-{}-{:016x}",
+            std::process::id(),
+            crate::ids::random_u64()
+        ));
+        std::fs::create_dir_all(&dir)?;
+        Ok(LocalPart(crate::confined::resolve(&dir)?))
+    }
+}
+
+impl Drop for LocalPart {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 /// Analyses `files` on `pool`, writes the part to `target`, and returns the
@@ -77,9 +101,17 @@ pub fn run_shard(
     games: &AtomicU64,
     cancel: &AtomicBool,
 ) -> Result<ShardOutcome, ShardError> {
+    // A staging place in a bucket: the part is written locally, then put
+    // there under its lease's name (created once, never replacing).
+    let remote = crate::objects::is_url(&target.dir);
+    let local = remote
+        .then(LocalPart::new)
+        .transpose()
+        .map_err(ShardError::Staging)?;
+    let dir_path = local.as_ref().map_or(target.dir.clone(), |l| l.0.clone());
     // Opened first: a shard whose job is gone fails at once, not after the
     // analysis.
-    let dir = Dir::open(&target.dir).map_err(ShardError::Staging)?;
+    let dir = Dir::open(&dir_path).map_err(ShardError::Staging)?;
     let mut summary = Summary::new(options.all_pairs, &options.rules);
     summary.sweep = options.komi_sweep.clone();
     let metadata = [
@@ -121,6 +153,13 @@ pub fn run_shard(
         return Err(ShardError::Cancelled);
     }
     let rows = part.finish()?;
+    if let Some(local) = &local {
+        let url = crate::objects::ObjectUrl::parse(&target.dir.join(&target.name))
+            .map_err(|e| ShardError::Upload(e.to_string()))?;
+        crate::objects::store(&url)
+            .and_then(|s| s.upload(&local.0.join(&target.name), &url.key, true))
+            .map_err(|e| ShardError::Upload(e.to_string()))?;
+    }
     Ok(ShardOutcome {
         summary,
         part: target.dir.join(&target.name),

@@ -42,6 +42,12 @@ impl Roots {
     pub fn new(roots: &[PathBuf]) -> Result<Roots, PathError> {
         let mut out = Vec::new();
         for r in roots {
+            // An object-store prefix (`s3://bucket/corpora`) is a root as
+            // written: there are no links to resolve in a bucket.
+            if verdict_worker::objects::is_url(r) {
+                out.push(url_path(r)?);
+                continue;
+            }
             out.push(r.canonicalize().map_err(|error| PathError::Root {
                 root: r.clone(),
                 error,
@@ -74,6 +80,9 @@ impl Roots {
     /// # Errors
     /// The path is relative, cannot be read, or leads outside the roots.
     pub fn resolve_existing(&self, path: &Path) -> Result<PathBuf, PathError> {
+        if verdict_worker::objects::is_url(path) {
+            return self.resolve_url(path);
+        }
         Self::absolute(path)?;
         let canonical = path.canonicalize().map_err(|error| PathError::Unreadable {
             path: path.to_path_buf(),
@@ -94,6 +103,9 @@ impl Roots {
     /// # Errors
     /// The path is relative, cannot be resolved, or leads outside the roots.
     pub fn resolve_new(&self, path: &Path) -> Result<PathBuf, PathError> {
+        if verdict_worker::objects::is_url(path) {
+            return self.resolve_url(path);
+        }
         Self::absolute(path)?;
         let resolved =
             verdict_worker::confined::resolve(path).map_err(|error| PathError::Unresolvable {
@@ -107,12 +119,37 @@ impl Roots {
         }
     }
 
+    /// An object-store URL in its one written form, inside a URL root.
+    /// `.` and `..` are refused: object keys have no such parts, and a
+    /// store would take them literally.
+    fn resolve_url(&self, path: &Path) -> Result<PathBuf, PathError> {
+        let p = url_path(path)?;
+        if self.inside(&p) {
+            Ok(p)
+        } else {
+            Err(self.outside(path))
+        }
+    }
+
     fn outside(&self, path: &Path) -> PathError {
         PathError::Outside {
             path: path.to_path_buf(),
             roots: self.0.iter().map(|r| r.display().to_string()).collect(),
         }
     }
+}
+
+fn url_path(path: &Path) -> Result<PathBuf, PathError> {
+    let unresolvable = |why: String| PathError::Unresolvable {
+        path: path.to_path_buf(),
+        error: std::io::Error::other(why),
+    };
+    let url =
+        verdict_worker::objects::ObjectUrl::parse(path).map_err(|e| unresolvable(e.message))?;
+    if url.key.split('/').any(|c| c == "." || c == "..") {
+        return Err(unresolvable("an object key with `.` or `..` in it".into()));
+    }
+    Ok(url.to_path())
 }
 
 /// A path as an error message shows it: long ones cut in the middle, so a
@@ -167,6 +204,27 @@ impl tonic::service::Interceptor for CheckToken {
 mod tests {
     use super::*;
     use tonic::service::Interceptor;
+
+    #[test]
+    fn object_store_roots_confine_urls() {
+        let roots = Roots::new(&[PathBuf::from("s3://lab/corpora/")]).unwrap();
+        assert_eq!(
+            roots
+                .resolve_existing(Path::new("s3://lab/corpora/kgs/"))
+                .unwrap(),
+            PathBuf::from("s3://lab/corpora/kgs")
+        );
+        assert!(roots
+            .resolve_new(Path::new("s3://lab/corpora-x/out"))
+            .is_err());
+        assert!(roots
+            .resolve_new(Path::new("s3://other/corpora/out"))
+            .is_err());
+        assert!(roots
+            .resolve_existing(Path::new("s3://lab/corpora/../secrets"))
+            .is_err());
+        assert!(roots.resolve_existing(Path::new("/etc/passwd")).is_err());
+    }
 
     #[test]
     fn paths_are_resolved_then_checked() {

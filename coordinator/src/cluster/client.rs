@@ -152,7 +152,11 @@ pub fn submit(args: SubmitArgs) -> anyhow::Result<ExitCode> {
     };
     // Checked here so a typo fails before the job is queued.
     args.analysis.rule_sets()?;
+    // Paths as the coordinator sees them; object-store URLs as written.
     let absolute = |p: &std::path::Path| -> anyhow::Result<String> {
+        if verdict_worker::objects::is_url(p) {
+            return Ok(p.display().to_string());
+        }
         Ok(std::path::absolute(p)
             .with_context(|| format!("{}", p.display()))?
             .display()

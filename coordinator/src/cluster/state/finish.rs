@@ -7,18 +7,18 @@ use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use verdict_worker::publish::{self, part_name, staged_part_name, Staging};
+use verdict_worker::publish::{part_name, staged_part_name};
 use verdict_worker::row::SCHEMA_VERSION;
 use verdict_worker::summary::Summary;
 
 use super::super::store::{Op, Store};
-use super::{Clock, Coordinator, JobState, ShardState};
+use super::{Clock, Coordinator, JobStaging, JobState, ShardState};
 
 /// What `finish` checks and publishes, taken out of the lock.
 struct Finishing {
     job: u64,
     out: PathBuf,
-    staging: Option<Staging>,
+    staging: Option<JobStaging>,
     /// Done shards: shard, accepted lease, games reported.
     done: Vec<(u32, u64, u64)>,
     failed: usize,
@@ -33,7 +33,7 @@ enum Published {
     Withheld(usize),
     /// These done shards' parts are missing or hold other row counts; the
     /// total without them; the staging folder to go on with.
-    BadParts(Vec<(u32, String)>, Box<Summary>, Option<Staging>),
+    BadParts(Vec<(u32, String)>, Box<Summary>, Option<JobStaging>),
     Failed(String),
 }
 
@@ -48,7 +48,7 @@ impl Finishing {
             return Published::Withheld(self.failed);
         }
         // Published already, by this job, before a restart could record it.
-        if publish::published(&self.out).is_some_and(|m| {
+        if JobStaging::published(&self.out).is_some_and(|m| {
             m["job"] == self.job && m["coordinator"] == format!("{coordinator:016x}")
         }) {
             let _ = staging.discard();
@@ -57,11 +57,7 @@ impl Finishing {
         let mut bad = Vec::new();
         for &(shard, lease, games) in &self.done {
             let name = staged_part_name(shard, lease);
-            let rows = staging
-                .dir()
-                .open_file(&name)
-                .map_err(|e| e.to_string())
-                .and_then(|f| verdict_worker::parquet_out::rows_in(f).map_err(|e| e.to_string()));
+            let rows = staging.rows_of(&name);
             match rows {
                 Ok(rows) if rows == games => {}
                 Ok(rows) => bad.push((
@@ -95,10 +91,10 @@ impl Finishing {
                 )),
             };
         }
-        let moves: Vec<(std::ffi::OsString, String)> = self
+        let moves: Vec<(String, String)> = self
             .done
             .iter()
-            .map(|&(s, l, _)| (staged_part_name(s, l).into(), part_name(s)))
+            .map(|&(s, l, _)| (staged_part_name(s, l), part_name(s)))
             .collect();
         let parts: Vec<(String, u64)> = self
             .done

@@ -5,7 +5,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use verdict_proto::v1;
-use verdict_worker::publish::{self, Staging};
 use verdict_worker::run::RunOptions;
 use verdict_worker::summary::Summary;
 
@@ -15,7 +14,8 @@ use super::super::store::{Durable, JobRow, Op, ShardRow};
 use super::limits::{self, check_limits};
 use super::wire::snapshot;
 use super::{
-    clock::since, staging_name, Coordinator, Inner, Job, JobState, Shard, ShardState, StateError,
+    clock::since, staging_name, Coordinator, Inner, Job, JobStaging, JobState, Shard, ShardState,
+    StateError,
 };
 
 /// A job as submitted, after the coordinator resolved its paths.
@@ -125,9 +125,9 @@ impl Coordinator {
         let out_dir = out.clone();
         let name = staging_name(self.id, id);
         let (planned, staging) = tokio::task::spawn_blocking(move || {
-            publish::check_out(&out_dir)?;
+            JobStaging::check_out(&out_dir)?;
             let p = plan(&inputs, shard_bytes, &roots)?;
-            let staging = Staging::open(&out_dir, &name)?;
+            let staging = JobStaging::open(&out_dir, &name)?;
             Ok::<_, StateError>((p, staging))
         })
         .await
@@ -208,7 +208,7 @@ impl Coordinator {
         bytes_total: u64,
         total: Summary,
         out: PathBuf,
-        staging: Staging,
+        staging: JobStaging,
     ) -> Durable {
         let row = JobRow {
             id,
@@ -238,7 +238,7 @@ impl Coordinator {
                 bytes_total,
                 lease_expiries: 0,
                 total,
-                staging_path: staging.path().to_path_buf(),
+                staging_path: staging.path(),
                 out,
                 staging: Some(staging),
             },

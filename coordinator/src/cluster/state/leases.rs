@@ -8,14 +8,14 @@ use std::time::Duration;
 
 use verdict_proto::v1;
 use verdict_worker::ids::random_u64;
-use verdict_worker::publish;
 use verdict_worker::summary::Summary;
 
 use super::super::auth::cut;
 use super::super::store::Op;
 use super::clock::since;
 use super::{
-    fresh_lease, limits, wire, Clock, Coordinator, Inner, JobState, ShardState, StateError, Worker,
+    fresh_lease, limits, wire, Clock, Coordinator, Inner, JobStaging, JobState, ShardState,
+    StateError, Worker,
 };
 
 impl Coordinator {
@@ -428,10 +428,7 @@ impl Coordinator {
             if let Ok(h) = tokio::runtime::Handle::try_current() {
                 h.spawn_blocking(move || {
                     for (out, name) in sweep {
-                        let gone = verdict_worker::confined::Dir::open(&out)
-                            .and_then(|d| d.sub(publish::STAGING))
-                            .and_then(|d| d.remove_tree(&name));
-                        if gone.is_err() {
+                        if !JobStaging::sweep(&out, &name) {
                             this.lock().sweep.push((out, name));
                         }
                     }

@@ -31,11 +31,11 @@ use std::time::{Duration, Instant};
 
 use verdict_worker::engine::ShardFile;
 use verdict_worker::ids::random_u64;
-use verdict_worker::publish::Staging;
 use verdict_worker::summary::Summary;
 
 use super::auth::Roots;
 use super::store::{Loaded, Op, Store};
+use output::JobStaging;
 
 mod clock;
 mod errors;
@@ -43,6 +43,7 @@ mod finish;
 mod jobs;
 mod leases;
 pub mod limits;
+mod output;
 mod recovery;
 #[cfg(test)]
 mod tests;
@@ -155,7 +156,7 @@ struct Job {
     staging_path: PathBuf,
     /// The staging folder, locked while the job lives (`None` once ended,
     /// or when it could not be opened after a restart).
-    staging: Option<Staging>,
+    staging: Option<JobStaging>,
 }
 
 #[derive(Debug)]

@@ -6,11 +6,12 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use verdict_worker::publish::{self, Staging};
+use verdict_worker::publish;
 
 use super::super::store::{Durable, Loaded, Op};
 use super::{
-    staging_name, Clock, Config, Coordinator, Inner, Job, JobState, Shard, ShardState, StateError,
+    staging_name, Clock, Config, Coordinator, Inner, Job, JobStaging, JobState, Shard, ShardState,
+    StateError,
 };
 
 /// What rebuilding found beside the state itself.
@@ -30,7 +31,7 @@ pub(super) fn build(
     config: &Config,
     clock: &dyn Clock,
     loaded: Loaded,
-    stagings: &mut HashMap<u64, Staging>,
+    stagings: &mut HashMap<u64, JobStaging>,
 ) -> Result<(Inner, Rebuilt), StateError> {
     let mut inner = Inner::default();
     let mut rebuilt = Rebuilt::default();
@@ -111,11 +112,17 @@ pub(super) fn build(
         }
         max_job = max_job.max(row.id);
         let name = staging_name(loaded.coordinator, row.id);
-        let staging_path = out.join(publish::STAGING).join(&name);
+        let staging_path = if verdict_worker::objects::is_url(&out) {
+            verdict_worker::objects::ObjectUrl::parse(&out)
+                .map(|u| u.join(publish::STAGING).join(&name).to_path())
+                .unwrap_or_default()
+        } else {
+            out.join(publish::STAGING).join(&name)
+        };
         let staging = if running {
             match stagings.remove(&row.id) {
                 Some(s) => Some(s),
-                None => match Staging::open(&out, &name) {
+                None => match JobStaging::open(&out, &name) {
                     Ok(s) => Some(s),
                     Err(e) => {
                         tracing::warn!(job = row.id, error = %e, "cannot open the job's staging folder: its shards will fail");
@@ -209,7 +216,7 @@ impl Coordinator {
                 return false;
             }
         };
-        let mut stagings: HashMap<u64, Staging> = {
+        let mut stagings: HashMap<u64, JobStaging> = {
             let mut inner = self.lock();
             inner
                 .jobs
