@@ -235,6 +235,15 @@ impl Compression {
     }
 }
 
+/// The bytes of an object in object storage that a source reads: its
+/// part, ended at the object's size as listed (an open-ended last part
+/// would otherwise ask for bytes up to 2^64, which some servers refuse).
+fn fetch_range(s: &ShardFile) -> Option<std::ops::Range<u64>> {
+    s.part
+        .as_ref()
+        .map(|p| p.bytes.start.min(s.file.len)..p.bytes.end.min(s.file.len))
+}
+
 /// The producer side: walks inputs and sends entries.
 struct Walker<'a> {
     send: std::sync::mpsc::SyncSender<Entry>,
@@ -286,7 +295,7 @@ impl Walker<'_> {
         // File-level rows belong to the part that starts at game 0.
         let first = s.part.as_ref().is_none_or(|p| p.first_game == 0);
         // An object is fetched only as far as its part reaches.
-        let range = s.part.as_ref().map(|p| p.bytes.clone());
+        let range = fetch_range(s);
         let fetched = self.prefetch.as_ref().and_then(|p| {
             p.lock()
                 .unwrap_or_else(|e| e.into_inner())
@@ -543,7 +552,7 @@ pub fn chunks(
             .iter()
             .filter(|s| crate::objects::is_url(&s.file.path))
             .map(|s| {
-                let range = s.part.as_ref().map(|p| p.bytes.clone());
+                let range = fetch_range(s);
                 let bytes = range.as_ref().map_or(s.file.len, |r| {
                     r.end.min(s.file.len) - r.start.min(s.file.len)
                 });
