@@ -732,6 +732,29 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An open-ended last part is fetched up to the object's size, not
+    /// 2^64 (s3s-fs misreads that range, and games were lost).
+    #[test]
+    fn object_ranges_end_at_the_listed_size() {
+        let file = InputFile {
+            path: "s3://b/big.sgf".into(),
+            len: 100,
+            root: "s3://b".into(),
+            real: None,
+        };
+        let part = |start, end| ShardFile {
+            file: file.clone(),
+            part: Some(FilePart {
+                bytes: start..end,
+                first_game: 1,
+            }),
+        };
+        assert_eq!(fetch_range(&part(40, u64::MAX)), Some(40..100));
+        assert_eq!(fetch_range(&part(0, 40)), Some(0..40));
+        let whole = ShardFile { file, part: None };
+        assert_eq!(fetch_range(&whole), None);
+    }
     use std::path::Path;
 
     fn temp(name: &str) -> PathBuf {
