@@ -216,6 +216,42 @@ fn a_run_from_s3_equals_a_run_from_files_and_static_shards_read_ranges() {
     ok(&run(&["merge", s(&sharded), "--no-report"]));
     let (rows_sharded, _) = as_from(&sharded, &corpus, "s3://read/corpus");
     assert_eq!(rows_sharded, want.0);
+    // The same with the shards and the merge in the bucket (an Indexed Job
+    // over object storage): a shard missing is named, then all merge.
+    let out = "s3://read/shards";
+    for k in [0, 1, 3] {
+        ok(&run(&[
+            "run",
+            "s3://read/corpus",
+            "--out",
+            out,
+            "--shard",
+            &format!("{k}/4"),
+            "--no-report",
+        ]));
+    }
+    let refused = run(&["merge", out, "--no-report"]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("missing shards: 2/4"));
+    ok(&run(&[
+        "run",
+        "s3://read/corpus",
+        "--out",
+        out,
+        "--shard",
+        "2/4",
+        "--no-report",
+    ]));
+    ok(&run(&["merge", out, "--no-report"]));
+    let got = dir.join("got-shards");
+    download(out, &got);
+    assert!(
+        !published_keys(out).iter().any(|k| k.starts_with("_shards/")),
+        "merge removes the shards"
+    );
+    let (rows_bucket, counts_bucket) = as_from(&got, &corpus, "s3://read/corpus");
+    assert_eq!(rows_bucket, want.0);
+    assert_eq!(counts_bucket, want.1);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

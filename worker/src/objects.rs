@@ -766,7 +766,11 @@ mod tests {
 #[derive(Debug)]
 pub struct BucketStaging {
     out: ObjectUrl,
-    name: String,
+    /// Where the parts wait: `OUT/_staging/NAME`, or `OUT/_shards` for
+    /// static shards.
+    place: ObjectUrl,
+    /// Published parts are named `games/TAG-PART`.
+    tag: String,
 }
 
 impl BucketStaging {
@@ -778,12 +782,22 @@ impl BucketStaging {
     pub fn open(out: &ObjectUrl, name: &str) -> Result<BucketStaging, ObjectError> {
         Ok(BucketStaging {
             out: out.clone(),
-            name: name.to_string(),
+            place: out.join(crate::publish::STAGING).join(name),
+            tag: name.to_string(),
         })
     }
 
+    /// The static shards of `out` (`OUT/_shards`), published under `tag`.
+    pub fn shards(out: &ObjectUrl, tag: &str) -> BucketStaging {
+        BucketStaging {
+            out: out.clone(),
+            place: out.join(crate::static_shard::SHARDS),
+            tag: tag.to_string(),
+        }
+    }
+
     fn place(&self) -> ObjectUrl {
-        self.out.join(crate::publish::STAGING).join(&self.name)
+        self.place.clone()
     }
 
     /// Where workers put their parts, as a lease names it.
@@ -833,7 +847,7 @@ impl BucketStaging {
         s.delete(&self.out.join(REPORT).key)?;
         let mut kept = Vec::new();
         for (from, to) in moves {
-            let target = games.join(&format!("{}-{to}", self.name));
+            let target = games.join(&format!("{}-{to}", self.tag));
             let from = self.place().join(from);
             block_on(s.inner.copy(
                 &Key::from(from.key.as_str()),
@@ -878,7 +892,7 @@ impl BucketStaging {
             parts
                 .iter()
                 .map(|(name, rows)| {
-                    serde_json::json!({"path": format!("{GAMES}/{}-{name}", self.name), "rows": rows})
+                    serde_json::json!({"path": format!("{GAMES}/{}-{name}", self.tag), "rows": rows})
                 })
                 .collect(),
         );

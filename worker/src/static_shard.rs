@@ -135,6 +135,9 @@ pub fn run_static(
     if options.limit.is_some() || options.dedup {
         return Err(StaticError::CorpusWide(shard));
     }
+    if crate::objects::is_url(&options.out) {
+        return run_static_bucket(found, options, shard, games, stop);
+    }
     let out = crate::confined::resolve(&options.out).map_err(io(&options.out))?;
     check_out(&out)?;
     let out_dir = Dir::create_all(&out).map_err(io(&out))?;
@@ -213,6 +216,58 @@ pub fn run_static(
     })
 }
 
+/// [`run_static`] into a bucket: the shard is written locally, then its
+/// files are put under `OUT/_shards/K-of-N/` (the part and summary under
+/// this attempt's names, created once), `shard.json` last.
+fn run_static_bucket(
+    found: &Inputs,
+    options: &RunOptions,
+    shard: StaticShard,
+    games: &AtomicU64,
+    stop: &AtomicBool,
+) -> Result<ShardReport, StaticError> {
+    use crate::objects::{store, ObjectUrl};
+    let bad = |e: crate::objects::ObjectError| StaticError::Refused {
+        out: options.out.display().to_string(),
+        problems: e.to_string(),
+    };
+    let url = ObjectUrl::parse(&options.out).map_err(bad)?;
+    let st = store(&url).map_err(bad)?;
+    // Fail before the analysis when the bucket cannot be reached.
+    st.list(&format!("{}/", url.join(SHARDS).key))
+        .map_err(bad)?;
+    struct Temp(PathBuf);
+    impl Drop for Temp {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+    let temp = Temp(std::env::temp_dir().join(format!(
+        ".verdict-shard-{}-{:016x}",
+        std::process::id(),
+        random_u64()
+    )));
+    let local = RunOptions {
+        out: temp.0.clone(),
+        ..options.clone()
+    };
+    let mut report = run_static(found, &local, shard, games, stop)?;
+    let place = url.join(SHARDS).join(&shard_dir_name(shard));
+    let mut names: Vec<String> = std::fs::read_dir(&report.dir)
+        .map_err(io(&report.dir))?
+        .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
+        .filter(|n| n != RECORD && !n.starts_with('.'))
+        .collect();
+    names.sort();
+    for name in names.iter().map(String::as_str).chain([RECORD]) {
+        let create = name.starts_with("part-") || name.starts_with("summary-");
+        st.upload(&report.dir.join(name), &place.join(name).key, create)
+            .map_err(bad)?;
+    }
+    report.dir = place.to_path();
+    Ok(report)
+}
+
 fn roots(files: &[InputFile]) -> Vec<String> {
     let mut roots: Vec<String> = Vec::new();
     for f in files {
@@ -245,42 +300,34 @@ pub struct MergeReport {
     pub not_read: Vec<(String, String)>,
 }
 
-/// Publishes the N static shards in `out` as one output: parts, summaries,
-/// `_SUCCESS`. Refuses, naming them, when shards are missing, unfinished,
-/// duplicated, or from other inputs, options or N; nothing is published
-/// then.
-///
-/// # Errors
-/// As said, or the file system's refusal.
-pub fn merge(out: &Path) -> Result<MergeReport, StaticError> {
-    let out = crate::confined::resolve(out).map_err(io(out))?;
-    let shown = out.display().to_string();
-    let root = Dir::open(&out)
-        .and_then(|d| d.sub(SHARDS))
-        .map_err(|_| StaticError::NoShards(shown.clone()))?;
+/// The shard folders of an output: each one's name and its record
+/// (`None` while unfinished, `Err` when it does not parse).
+type Listing = Vec<(String, Option<Result<serde_json::Value, String>>)>;
+
+/// The shards a merge takes: one per K of one run.
+struct Checked {
+    n: u32,
+    fingerprint: String,
+    by_k: BTreeMap<u32, Found>,
+}
+
+/// Checks that `listing` holds every shard of one run exactly once,
+/// naming what is missing, unfinished, duplicated or foreign.
+fn check(listing: Listing, shown: &str) -> Result<Checked, StaticError> {
     let mut found: Vec<Found> = Vec::new();
     let mut unfinished: Vec<String> = Vec::new();
     let mut problems: Vec<String> = Vec::new();
-    let mut entries = root.entries().map_err(io(root.path()))?;
-    entries.sort_by(|a, b| a.name.cmp(&b.name));
-    for e in entries {
-        let name = e.name.to_string_lossy().into_owned();
-        let Ok(dir) = root.sub(&e.name) else {
-            continue;
-        };
-        let record = match dir.open_file(RECORD) {
-            Ok(f) => f,
-            Err(_) => {
+    for (name, record) in listing {
+        let v = match record {
+            None => {
                 unfinished.push(name);
                 continue;
             }
-        };
-        let v: serde_json::Value = match serde_json::from_reader(std::io::BufReader::new(record)) {
-            Ok(v) => v,
-            Err(err) => {
+            Some(Err(err)) => {
                 problems.push(format!("{SHARDS}/{name}/{RECORD} does not parse ({err})"));
                 continue;
             }
+            Some(Ok(v)) => v,
         };
         let (Some(k), Some(n), Some(fp)) = (
             v["k"].as_u64(),
@@ -301,24 +348,20 @@ pub fn merge(out: &Path) -> Result<MergeReport, StaticError> {
         });
     }
     if found.is_empty() && unfinished.is_empty() && problems.is_empty() {
-        return Err(StaticError::NoShards(shown));
+        return Err(StaticError::NoShards(shown.to_string()));
     }
     // The run most shards belong to; the others are named.
-    let mut runs: BTreeMap<(u32, &str), usize> = BTreeMap::new();
+    let mut runs: BTreeMap<(u32, String), usize> = BTreeMap::new();
     for f in &found {
-        *runs.entry((f.n, f.fingerprint.as_str())).or_default() += 1;
+        *runs.entry((f.n, f.fingerprint.clone())).or_default() += 1;
     }
-    let main = runs
-        .iter()
-        .max_by_key(|(_, c)| **c)
-        .map(|((n, fp), _)| (*n, fp.to_string()));
-    let Some((n, fp)) = main else {
+    let Some((n, fp)) = runs.into_iter().max_by_key(|(_, c)| *c).map(|(run, _)| run) else {
         problems.push(format!(
             "unfinished (no {RECORD}): {}",
             unfinished.join(", ")
         ));
         return Err(StaticError::Refused {
-            out: shown,
+            out: shown.to_string(),
             problems: problems.join("; "),
         });
     };
@@ -333,8 +376,11 @@ pub fn merge(out: &Path) -> Result<MergeReport, StaticError> {
             foreign.join(", ")
         ));
     }
-    let mut by_k: BTreeMap<u32, Vec<&Found>> = BTreeMap::new();
-    for f in found.iter().filter(|f| f.n == n && f.fingerprint == fp) {
+    let mut by_k: BTreeMap<u32, Vec<Found>> = BTreeMap::new();
+    for f in found
+        .into_iter()
+        .filter(|f| f.n == n && f.fingerprint == fp)
+    {
         by_k.entry(f.k).or_default().push(f);
     }
     let missing: Vec<String> = (0..n)
@@ -372,34 +418,63 @@ pub fn merge(out: &Path) -> Result<MergeReport, StaticError> {
             ));
         }
         return Err(StaticError::Refused {
-            out: shown,
+            out: shown.to_string(),
             problems: problems.join("; "),
         });
     }
-    // Options and summaries, checked before anything moves.
-    let first = by_k[&0][0];
-    let opts_dir = root.sub(&first.dir).map_err(io(root.path()))?;
-    let opts = read_pb::<verdict_proto::v1::AnalysisOptions>(&opts_dir, OPTIONS)?;
-    let options = verdict_proto::run_options(&opts, out.clone(), 1)
+    Ok(Checked {
+        n,
+        fingerprint: fp,
+        by_k: by_k
+            .into_iter()
+            .map(|(k, mut v)| (k, v.remove(0)))
+            .collect(),
+    })
+}
+
+/// Where a merge reads the shards' files from.
+trait ShardFiles {
+    fn read(&self, dir: &str, name: &str) -> Result<Vec<u8>, StaticError>;
+}
+
+/// The summary, the reading problems and the parts to publish (shard
+/// folder, its part, the published name, rows) of checked shards.
+#[allow(clippy::type_complexity)]
+fn gather(
+    checked: &Checked,
+    files: &dyn ShardFiles,
+    out: &Path,
+    shown: &str,
+) -> Result<
+    (
+        Summary,
+        RunOptions,
+        Vec<(String, String)>,
+        Vec<(String, String, String, u64)>,
+    ),
+    StaticError,
+> {
+    let first = &checked.by_k[&0];
+    let opts: verdict_proto::v1::AnalysisOptions =
+        decode(&files.read(&first.dir, OPTIONS)?, OPTIONS)?;
+    let options = verdict_proto::run_options(&opts, out.to_path_buf(), 1)
         .map_err(|e| StaticError::Plan(e.to_string()))?;
     let mut summary = verdict_proto::empty_summary(&options);
     let mut not_read = Vec::new();
-    // (shard folder, its part, the published name)
-    let mut moves: Vec<(String, String, String)> = Vec::new();
-    let mut parts: Vec<(String, u64)> = Vec::new();
-    for (k, fs) in &by_k {
-        let f = fs[0];
-        let dir = root.sub(&f.dir).map_err(io(root.path()))?;
+    let mut parts = Vec::new();
+    for (k, f) in &checked.by_k {
         let name = |key: &str| {
             f.record[key]
                 .as_str()
                 .map(str::to_string)
                 .ok_or_else(|| StaticError::Refused {
-                    out: shown.clone(),
+                    out: shown.to_string(),
                     problems: format!("{SHARDS}/{}/{RECORD} names no {key}", f.dir),
                 })
         };
-        let s = read_pb::<verdict_proto::v1::ShardSummary>(&dir, &name("summary")?)?;
+        let summary_name = name("summary")?;
+        let s: verdict_proto::v1::ShardSummary =
+            decode(&files.read(&f.dir, &summary_name)?, &summary_name)?;
         verdict_proto::add_summary(&mut summary, &s);
         for key in ["not_read", "unread_inputs"] {
             for w in f.record[key].as_array().into_iter().flatten() {
@@ -415,55 +490,178 @@ pub fn merge(out: &Path) -> Result<MergeReport, StaticError> {
         }
         let rows = f.record["rows"].as_u64().unwrap_or(0);
         if rows > 0 {
-            let to = part_name(*k);
-            moves.push((f.dir.clone(), name("part")?, to.clone()));
-            parts.push((to, rows));
+            parts.push((f.dir.clone(), name("part")?, part_name(*k), rows));
         }
     }
-    let staging = Staging::open(&out, &format!("merge-{:016x}", random_u64()))?;
-    // Parts are moved into the staging folder's games folder, then
-    // published with it.
-    let games = staging.games().map_err(io(staging.path()))?;
-    for (dir, file, to) in &moves {
-        let src = root.sub(dir).map_err(io(root.path()))?;
-        src.rename(file, &games, to).map_err(io(src.path()))?;
-    }
-    drop(games);
+    Ok((summary, options, not_read, parts))
+}
+
+fn decode<M: Message + Default>(bytes: &[u8], what: &str) -> Result<M, StaticError> {
+    M::decode(bytes).map_err(|e| StaticError::Io {
+        path: what.to_string(),
+        source: std::io::Error::other(e.to_string()),
+    })
+}
+
+fn manifest_of(
+    checked: &Checked,
+    options: &RunOptions,
+    summary: &mut Summary,
+) -> serde_json::Map<String, serde_json::Value> {
+    let first = &checked.by_k[&0];
     let mut manifest = serde_json::Map::new();
     manifest.insert("kind".into(), "merge".into());
     manifest.insert("verdict_version".into(), env!("CARGO_PKG_VERSION").into());
     manifest.insert("published_unix".into(), unix_now().into());
-    manifest.insert("options".into(), options_json(&options));
-    manifest.insert("shards".into(), n.into());
-    manifest.insert("fingerprint".into(), fp.clone().into());
+    manifest.insert("options".into(), options_json(options));
+    manifest.insert("shards".into(), checked.n.into());
+    manifest.insert("fingerprint".into(), checked.fingerprint.clone().into());
     summary.provenance = Some(serde_json::json!({
         "verdict_version": env!("CARGO_PKG_VERSION"),
         "kind": "merge",
-        "shards": n,
-        "options": options_json(&options),
+        "shards": checked.n,
+        "options": options_json(options),
         "inputs": first.record["inputs"],
         "input_files": first.record["input_files"],
         "finished_unix": unix_now(),
     }));
-    staging.publish(&[], &parts, &summary, SCHEMA_VERSION, manifest)?;
+    manifest
+}
+
+/// Publishes the N static shards in `out` (a folder, or `s3://`) as one
+/// output: parts, summaries, `_SUCCESS`. Refuses, naming them, when shards
+/// are missing, unfinished, duplicated, or from other inputs, options or
+/// N; nothing is published then.
+///
+/// # Errors
+/// As said, or the file system's or the store's refusal.
+pub fn merge(out: &Path) -> Result<MergeReport, StaticError> {
+    if crate::objects::is_url(out) {
+        return merge_bucket(out);
+    }
+    let out = crate::confined::resolve(out).map_err(io(out))?;
+    let shown = out.display().to_string();
+    let root = Dir::open(&out)
+        .and_then(|d| d.sub(SHARDS))
+        .map_err(|_| StaticError::NoShards(shown.clone()))?;
+    let mut entries = root.entries().map_err(io(root.path()))?;
+    entries.sort_by(|a, b| a.name.cmp(&b.name));
+    let mut listing: Listing = Vec::new();
+    for e in entries {
+        let name = e.name.to_string_lossy().into_owned();
+        let Ok(dir) = root.sub(&e.name) else {
+            continue;
+        };
+        let record = dir.open_file(RECORD).ok().map(|f| {
+            serde_json::from_reader::<_, serde_json::Value>(std::io::BufReader::new(f))
+                .map_err(|e| e.to_string())
+        });
+        listing.push((name, record));
+    }
+    let checked = check(listing, &shown)?;
+    struct Local<'a>(&'a Dir);
+    impl ShardFiles for Local<'_> {
+        fn read(&self, dir: &str, name: &str) -> Result<Vec<u8>, StaticError> {
+            let d = self.0.sub(dir).map_err(io(self.0.path()))?;
+            let path = d.path().join(name);
+            let mut bytes = Vec::new();
+            std::io::Read::read_to_end(&mut d.open_file(name).map_err(io(&path))?, &mut bytes)
+                .map_err(io(&path))?;
+            Ok(bytes)
+        }
+    }
+    let (mut summary, options, not_read, parts) = gather(&checked, &Local(&root), &out, &shown)?;
+    let staging = Staging::open(&out, &format!("merge-{:016x}", random_u64()))?;
+    // Parts are moved into the staging folder's games folder, then
+    // published with it.
+    let games = staging.games().map_err(io(staging.path()))?;
+    for (dir, file, to, _) in &parts {
+        let src = root.sub(dir).map_err(io(root.path()))?;
+        src.rename(file, &games, to).map_err(io(src.path()))?;
+    }
+    drop(games);
+    let manifest = manifest_of(&checked, &options, &mut summary);
+    let published: Vec<(String, u64)> = parts.iter().map(|p| (p.2.clone(), p.3)).collect();
+    staging.publish(&[], &published, &summary, SCHEMA_VERSION, manifest)?;
     // Published: the shards' folders have done their work.
     let out_dir = Dir::open(&out).map_err(io(&out))?;
     let _ = out_dir.remove_tree(SHARDS);
     Ok(MergeReport {
         summary,
-        shards: n,
-        parts: parts.len(),
+        shards: checked.n,
+        parts: published.len(),
         not_read,
     })
 }
 
-fn read_pb<M: Message + Default>(dir: &Dir, name: &str) -> Result<M, StaticError> {
-    let path = dir.path().join(name);
-    let mut bytes = Vec::new();
-    std::io::Read::read_to_end(&mut dir.open_file(name).map_err(io(&path))?, &mut bytes)
-        .map_err(io(&path))?;
-    M::decode(&bytes[..]).map_err(|e| StaticError::Io {
-        path: path.display().to_string(),
-        source: std::io::Error::other(e.to_string()),
+/// [`merge`] of shards in a bucket: the records and summaries are read
+/// from it, the parts copied to their published names there.
+fn merge_bucket(out: &Path) -> Result<MergeReport, StaticError> {
+    use crate::objects::{store, BucketStaging, ObjectUrl};
+    let bad = |e: crate::objects::ObjectError| StaticError::Refused {
+        out: out.display().to_string(),
+        problems: e.to_string(),
+    };
+    let url = ObjectUrl::parse(out).map_err(bad)?;
+    let shown = url.to_string();
+    let st = store(&url).map_err(bad)?;
+    let root = url.join(SHARDS);
+    let listed = st.list(&format!("{}/", root.key)).map_err(bad)?;
+    // Shard folders by name, with their record if there is one.
+    let mut dirs: BTreeMap<String, bool> = BTreeMap::new();
+    for o in &listed {
+        let rel = o.url.key[root.key.len() + 1..].to_string();
+        if let Some((dir, file)) = rel.split_once('/') {
+            let has = dirs.entry(dir.to_string()).or_default();
+            *has |= file == RECORD;
+        }
+    }
+    let mut listing: Listing = Vec::new();
+    for (dir, has) in dirs {
+        let record = if has {
+            let bytes = st
+                .read(&root.join(&dir).join(RECORD).key)
+                .map_err(bad)?
+                .unwrap_or_default();
+            Some(serde_json::from_slice(&bytes).map_err(|e| e.to_string()))
+        } else {
+            None
+        };
+        listing.push((dir, record));
+    }
+    let checked = check(listing, &shown)?;
+    struct Remote<'a>(&'a crate::objects::Store, &'a ObjectUrl);
+    impl ShardFiles for Remote<'_> {
+        fn read(&self, dir: &str, name: &str) -> Result<Vec<u8>, StaticError> {
+            let u = self.1.join(dir).join(name);
+            self.0
+                .read(&u.key)
+                .map_err(|e| StaticError::Refused {
+                    out: u.to_string(),
+                    problems: e.to_string(),
+                })?
+                .ok_or_else(|| StaticError::Refused {
+                    out: u.to_string(),
+                    problems: "missing".into(),
+                })
+        }
+    }
+    let (mut summary, options, not_read, parts) =
+        gather(&checked, &Remote(&st, &root), out, &shown)?;
+    let manifest = manifest_of(&checked, &options, &mut summary);
+    let moves: Vec<(String, String)> = parts
+        .iter()
+        .map(|(dir, file, to, _)| (format!("{dir}/{file}"), to.clone()))
+        .collect();
+    let published: Vec<(String, u64)> = parts.iter().map(|p| (p.2.clone(), p.3)).collect();
+    let tag = format!("merge-{}", checked.fingerprint);
+    BucketStaging::shards(&url, &tag)
+        .publish(&moves, &published, &summary, SCHEMA_VERSION, manifest)
+        .map_err(bad)?;
+    Ok(MergeReport {
+        summary,
+        shards: checked.n,
+        parts: published.len(),
+        not_read,
     })
 }

@@ -49,15 +49,12 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     }
     // An output in object storage is written locally first, then
     // published to the bucket whole (verdict_worker::objects::publish).
-    let remote = if objects::is_url(&args.out) {
+    let remote = if objects::is_url(&args.out) && args.shard.is_none() {
         if args.resume {
             bail!(
                 "--resume needs a local --out: a run into {} starts over when stopped",
                 args.out.display()
             );
-        }
-        if args.shard.is_some() {
-            bail!("--shard needs a local or shared --out for now ({} is object storage): run the shards into a shared folder, then `verdict merge` it", args.out.display());
         }
         let url = objects::ObjectUrl::parse(&args.out)?;
         // Fail before the analysis when the bucket cannot be reached.
@@ -89,6 +86,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         part_rows: args.part_rows,
     };
     if let Some(shard) = args.shard {
+        // A shard into a bucket puts its own files there (static_shard).
+        let options = RunOptions {
+            out: args.out.clone(),
+            ..options
+        };
         return static_shard(&args, &found, &options, shard);
     }
     let total = found.total_bytes();
