@@ -246,7 +246,9 @@ fn a_run_from_s3_equals_a_run_from_files_and_static_shards_read_ranges() {
     let got = dir.join("got-shards");
     download(out, &got);
     assert!(
-        !published_keys(out).iter().any(|k| k.starts_with("_shards/")),
+        !published_keys(out)
+            .iter()
+            .any(|k| k.starts_with("_shards/")),
         "merge removes the shards"
     );
     let (rows_bucket, counts_bucket) = as_from(&got, &corpus, "s3://read/corpus");
