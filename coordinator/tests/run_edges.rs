@@ -189,6 +189,29 @@ fn inputs_that_cannot_be_read_are_named_and_the_run_exits_2() {
     assert!(xz[0].contains("|status=skipped|"), "{}", xz[0]);
     assert!(xz[0].contains("|skip_reason=unreadable|"), "{}", xz[0]);
     assert!(out.join("_SUCCESS").exists());
+    // Every command that reads inputs names the same ones, archive members
+    // found unreadable during the walk too, and exits 2.
+    for cmd in [
+        &["replay"][..],
+        &["check"][..],
+        &["eval", "deadstones"][..],
+        &["eval", "results"][..],
+    ] {
+        let o = verdict()
+            .args(cmd)
+            .args([&good, &zip, &missing])
+            .output()
+            .unwrap();
+        let said = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{cmd:?}: {said}");
+        for name in ["c.sgf.xz", "cut.zip", "no-such-folder"] {
+            assert!(
+                said.lines()
+                    .any(|l| l.starts_with("verdict: cannot read") && l.contains(name)),
+                "{cmd:?} names {name}: {said}"
+            );
+        }
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -63,13 +63,23 @@ pub enum Labels {
     Results,
 }
 
+/// The cases of some inputs, and what of the inputs could not be read.
+#[derive(Debug, Default)]
+pub struct Collected {
+    pub cases: Vec<Case>,
+    /// Files, archives and members that could not be read, with the reason.
+    pub not_read: Vec<(String, String)>,
+    /// Archive members that are not SGF, with the reason.
+    pub left_aside: Vec<(String, String)>,
+}
+
 /// Reads every marked game of `files`.
-pub fn collect(files: &[InputFile], threads: usize) -> Vec<Case> {
+pub fn collect(files: &[InputFile], threads: usize) -> Collected {
     collect_labelled(files, threads, Labels::Marks)
 }
 
 /// Reads every game of `files` that `labels` can judge.
-pub fn collect_labelled(files: &[InputFile], threads: usize, labels: Labels) -> Vec<Case> {
+pub fn collect_labelled(files: &[InputFile], threads: usize, labels: Labels) -> Collected {
     let run = engine::fold(
         files,
         threads,
@@ -123,7 +133,11 @@ pub fn collect_labelled(files: &[InputFile], threads: usize, labels: Labels) -> 
     );
     let mut cases = run.tally.0;
     cases.sort_by(|a, b| (&a.file, a.index).cmp(&(&b.file, b.index)));
-    cases
+    Collected {
+        cases,
+        not_read: run.not_read,
+        left_aside: run.left_aside,
+    }
 }
 
 /// How one settler did on one game.

@@ -58,11 +58,15 @@ pub fn results(args: ResultsArgs) -> anyhow::Result<ExitCode> {
     let found = inputs::discover(&args.inputs);
     // The same error policy as run, replay and check: name what cannot
     // be read, measure the rest, exit 2.
-    let unreadable = super::report_unread(&found, &[], &[]);
     if found.files.is_empty() {
+        super::report_unread(&found, &[], &[]);
         bail!("no SGF files found in the given inputs: give .sgf files, collection files or directories holding them");
     }
-    let cases = eval::collect_labelled(&found.files, args.common.threads, eval::Labels::Results);
+    let collected =
+        eval::collect_labelled(&found.files, args.common.threads, eval::Labels::Results);
+    // Archive members that cannot be read are named too, after the walk.
+    let unreadable = super::report_unread(&found, &collected.not_read, &collected.left_aside);
+    let cases = collected.cases;
     if cases.is_empty() {
         bail!("none of the {} files holds an unmarked game with a numeric result (RE[B+3.5]) and rules verdict knows (RU): nothing to check", found.files.len());
     }
@@ -208,11 +212,14 @@ pub fn deadstones(args: DeadstonesArgs) -> anyhow::Result<ExitCode> {
     let found = inputs::discover(&args.inputs);
     // The same error policy as run, replay and check: name what cannot
     // be read, measure the rest, exit 2.
-    let unreadable = super::report_unread(&found, &[], &[]);
     if found.files.is_empty() {
+        super::report_unread(&found, &[], &[]);
         bail!("no SGF files found in the given inputs: give .sgf files, collection files or directories holding them");
     }
-    let cases = eval::collect(&found.files, args.common.threads);
+    let collected = eval::collect(&found.files, args.common.threads);
+    // Archive members that cannot be read are named too, after the walk.
+    let unreadable = super::report_unread(&found, &collected.not_read, &collected.left_aside);
+    let cases = collected.cases;
     if cases.is_empty() {
         bail!("none of the {} files holds a game with TB/TW territory marks on its final node: nothing to compare with", found.files.len());
     }

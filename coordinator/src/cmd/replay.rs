@@ -34,9 +34,10 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     } else {
         print_table(&run, &found);
     }
-    let missing = found.unread.iter().any(|u| u.error);
+    // Named on stderr as run, check and eval name them.
+    let unreadable = super::report_unread(&found, &run.not_read, &run.left_aside);
     Ok(super::read_status(
-        missing || !run.tally.unreadable_files.is_empty() || !run.not_read.is_empty(),
+        unreadable || !run.tally.unreadable_files.is_empty(),
     ))
 }
 
