@@ -300,3 +300,35 @@ fn the_same_input_reached_twice_is_read_once() {
     assert!(stderr(&o).contains("left aside"), "{}", stderr(&o));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Without a terminal, a run says how far it got while a chunk is still
+/// being analysed (counted game by game), not only between chunks.
+#[test]
+fn a_run_without_a_terminal_reports_progress_within_a_chunk() {
+    let dir = temp("progress");
+    let corpus = synth(&dir, "corpus", 400, 5);
+    let o = verdict()
+        .arg("run")
+        .arg(&corpus)
+        .arg("--out")
+        .arg(dir.join("out"))
+        .args(["-j", "1", "--chunk-games", "100000", "--no-report"])
+        .env("VERDICT_PROGRESS_SECONDS", "0.2")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let counts: Vec<u64> = stderr(&o)
+        .lines()
+        .filter_map(|l| l.strip_prefix("verdict: "))
+        .filter_map(|l| l.split_once(" games, "))
+        .filter_map(|(n, _)| n.parse().ok())
+        .collect();
+    // One chunk holds all 400 games: a line with fewer was written during it.
+    assert!(
+        counts.iter().any(|&n| n > 0 && n < 400),
+        "progress within the chunk: {counts:?}\n{}",
+        stderr(&o)
+    );
+    assert!(counts.windows(2).all(|w| w[0] <= w[1]), "{counts:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

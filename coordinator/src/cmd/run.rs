@@ -39,6 +39,16 @@ pub(super) fn stop_on_ctrl_c() {
     }
 }
 
+/// How often a run without a terminal says how far it got:
+/// `VERDICT_PROGRESS_SECONDS`, or ten seconds.
+fn progress_every() -> Duration {
+    std::env::var("VERDICT_PROGRESS_SECONDS")
+        .ok()
+        .and_then(|s| s.parse::<f64>().ok())
+        .filter(|s| s.is_finite() && *s > 0.0)
+        .map_or(Duration::from_secs(10), Duration::from_secs_f64)
+}
+
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let (komi, komi_sweep) = args.analysis.komi()?;
     let rules = args.analysis.rule_sets()?;
@@ -108,24 +118,39 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         bar
     });
     stop_on_ctrl_c();
-    let mut last_line = Instant::now();
+    // Bytes of the inputs whose games are all done (after each chunk).
+    let bytes_done = AtomicU64::new(0);
     let mut on_progress = |p: Progress| {
+        bytes_done.store(p.bytes_done, Ordering::Relaxed);
         if let Some(bar) = &bar {
             bar.set_position(p.bytes_done.min(total));
-        } else if !args.common.json && last_line.elapsed() > Duration::from_secs(5) {
-            last_line = Instant::now();
-            let rate = p.games as f64 / p.elapsed.as_secs_f64().max(1e-9);
-            eprintln!(
-                "verdict: {} games, {:.0}% of {} bytes, {rate:.0} games/s",
-                p.games,
-                100.0 * p.bytes_done as f64 / total.max(1) as f64,
-                total
-            );
         }
     };
     let report = std::thread::scope(|scope| {
         // The bar moves game by game (and its clock second by second),
         // however long a chunk takes.
+        // Without a terminal (a log, a batch job): a line every ten
+        // seconds, counted game by game, however long a chunk takes.
+        if bar.is_none() && !args.common.json {
+            let (analysed, done, bytes_done) = (&analysed, &done, &bytes_done);
+            let every = progress_every();
+            scope.spawn(move || {
+                let mut last = Instant::now();
+                while !done.load(Ordering::Relaxed) {
+                    std::thread::sleep(every.min(Duration::from_millis(200)));
+                    if last.elapsed() < every {
+                        continue;
+                    }
+                    last = Instant::now();
+                    let n = analysed.load(Ordering::Relaxed);
+                    let rate = n as f64 / started.elapsed().as_secs_f64().max(1e-9);
+                    eprintln!(
+                        "verdict: {n} games, {:.0}% of {total} bytes, {rate:.0} games/s",
+                        100.0 * bytes_done.load(Ordering::Relaxed) as f64 / total.max(1) as f64,
+                    );
+                }
+            });
+        }
         if let Some(bar) = &bar {
             let (analysed, done) = (&analysed, &done);
             scope.spawn(move || {
