@@ -6,6 +6,7 @@
 mod support;
 
 use std::io::{Read, Write};
+use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::OnceLock;
@@ -35,7 +36,25 @@ fn start_moto(extra_env: &[(&str, &str)]) -> Option<Moto> {
     for (k, v) in extra_env {
         cmd.env(k, v);
     }
-    let child = match cmd.spawn() {
+    // The server dies with this process: the shared one is held in a
+    // static that is never dropped, so it is started from a thread that
+    // lives as long as the process, with the kernel told to kill it when
+    // that thread (the parent) goes.
+    // SAFETY: prctl is async-signal-safe and touches only this child.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            Ok(())
+        });
+    }
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(cmd.spawn());
+        loop {
+            std::thread::park();
+        }
+    });
+    let child = match rx.recv().expect("the spawning thread answers") {
         Ok(c) => c,
         Err(e) => {
             assert!(

@@ -14,7 +14,17 @@ pub fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
     for (what, why) in &merged.not_read {
         eprintln!("verdict: cannot read {what}: {why}");
     }
-    if !args.no_report {
+    // The report is written from a local folder; an output in a bucket
+    // gets none here (as a cluster job's), and `verdict report` makes one
+    // from a local copy.
+    let in_bucket = verdict_worker::objects::is_url(&args.out);
+    if in_bucket && !args.no_report {
+        eprintln!(
+            "verdict: no report.html for an output in a bucket: copy {} locally and run `verdict report` on it",
+            args.out.display()
+        );
+    }
+    if !args.no_report && !in_bucket {
         let written = write_report(&args.out, &ReportOptions::default()).with_context(|| {
             format!(
                 "the shards are published in {} but the report could not be written",
