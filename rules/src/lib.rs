@@ -44,6 +44,7 @@ pub mod game;
 pub mod info;
 pub mod life;
 pub mod replay;
+pub mod rng;
 pub mod score;
 pub mod settle;
 pub mod sgf;

@@ -27,15 +27,12 @@ use verdict_rules::score::RuleSet;
 use verdict_rules::sgf::Reader;
 use verdict_rules::{BoardSize, Color, Point};
 
-struct Rng(u64);
+/// rules' SplitMix64, drawn by remainder as these positions always were.
+struct Rng(verdict_rules::rng::SplitMix64);
 
 impl Rng {
     fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
     fn below(&mut self, n: usize) -> usize {
         (self.next() % n as u64) as usize
@@ -44,7 +41,7 @@ impl Rng {
 
 /// A random finished game as SGF text.
 fn random_game(seed: u64) -> String {
-    let mut rng = Rng(seed);
+    let mut rng = Rng(verdict_rules::rng::SplitMix64(seed));
     let w = 5 + rng.below(4) as u32;
     let h = if rng.below(3) == 0 {
         5 + rng.below(4) as u32

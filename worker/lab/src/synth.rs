@@ -47,6 +47,7 @@ use rayon::prelude::*;
 use verdict_rules::analyse::{rule_set_of, Analyser, KomiPolicy};
 use verdict_rules::board::{Board, ChainId};
 use verdict_rules::game::Game;
+use verdict_rules::rng::SplitMix64;
 use verdict_rules::sgf::Reader;
 use verdict_rules::{BoardSize, Color, Move, Point};
 
@@ -171,39 +172,34 @@ pub struct SynthSummary {
     pub dajiefang_games: u64,
 }
 
-/// SplitMix64: small, fast, and good enough for a playing policy.
+/// The game's generator: rules' SplitMix64, one stream per (seed, game,
+/// purpose), so each game is a function of its index alone.
 #[derive(Clone, Debug)]
-struct Rng(u64);
+struct Rng(SplitMix64);
 
 impl Rng {
     fn new(seed: u64, index: usize, stream: u64) -> Rng {
-        let mut r = Rng(seed ^ 0x5851_f42d_4c95_7f2d);
-        let a = r.next();
-        let mut r = Rng(a ^ (index as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
-        let b = r.next();
-        Rng(b ^ stream.wrapping_mul(0xd1b5_4a32_d192_ed03))
+        let mut r = SplitMix64(seed ^ 0x5851_f42d_4c95_7f2d);
+        let a = r.next_u64();
+        let mut r = SplitMix64(a ^ (index as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        let b = r.next_u64();
+        Rng(SplitMix64(b ^ stream.wrapping_mul(0xd1b5_4a32_d192_ed03)))
     }
 
     fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
 
-    /// Uniform in `0..n` (`n > 0`).
     fn below(&mut self, n: usize) -> usize {
-        (((self.next() >> 32) * n as u64) >> 32) as usize
+        self.0.below(n)
     }
 
-    /// Uniform in `[0, 1)`.
     fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+        self.0.unit()
     }
 
     fn chance(&mut self, p: f64) -> bool {
-        self.unit() < p
+        self.0.chance(p)
     }
 
     fn weighted(&mut self, weights: &[u32]) -> usize {
