@@ -553,9 +553,8 @@ pub fn chunks(
             .filter(|s| crate::objects::is_url(&s.file.path))
             .map(|s| {
                 let range = fetch_range(s);
-                let bytes = range.as_ref().map_or(s.file.len, |r| {
-                    r.end.min(s.file.len) - r.start.min(s.file.len)
-                });
+                // fetch_range ends at the object's size already.
+                let bytes = range.as_ref().map_or(s.file.len, |r| r.end - r.start);
                 crate::objects::Wanted {
                     path: s.file.path.clone(),
                     range,

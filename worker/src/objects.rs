@@ -669,42 +669,76 @@ pub struct Published {
 /// published before then stays readable through its parts (and its
 /// `_SUCCESS` was removed, so no reader takes a mix for complete).
 pub fn publish(local: &Path, out: &ObjectUrl, run: &str) -> Result<Published, ObjectError> {
-    use crate::publish::{GAMES, MARKER, REPORT, SUMMARY_JSON, SUMMARY_PARQUET};
+    use crate::publish::{GAMES, MARKER};
     let s = store(out)?;
-    let io = |what: &Path, e: std::io::Error| {
+    let marker_path = local.join(MARKER);
+    let marker = std::fs::read(&marker_path).map_err(|e| {
         ObjectError::new(
             out,
-            format!("cannot read the local output {}: {e}", what.display()),
+            format!(
+                "cannot read the local output {}: {e}",
+                marker_path.display()
+            ),
         )
-    };
-    let marker_path = local.join(MARKER);
-    let marker = std::fs::read(&marker_path).map_err(|e| io(&marker_path, e))?;
+    })?;
     let mut manifest: serde_json::Value = serde_json::from_slice(&marker)
         .map_err(|e| ObjectError::new(out, format!("the local manifest does not parse: {e}")))?;
-    let old: Vec<Listed> = s.list(&out.join(GAMES).key)?.into_iter().collect();
-    s.delete(&out.join(MARKER).key)?;
-    let mut kept = Vec::new();
+    // Each part under a name of this run's: (local file, key).
+    let mut uploads = Vec::new();
     if let Some(parts) = manifest["parts"].as_array_mut() {
         for (n, p) in parts.iter_mut().enumerate() {
             let rel = p["path"].as_str().unwrap_or_default().to_string();
             let name = format!("part-{run}-{n:05}.parquet");
-            let key = out.join(GAMES).join(&name);
-            s.upload(&local.join(&rel), &key.key, true)?;
+            uploads.push((local.join(&rel), out.join(GAMES).join(&name).key));
             p["path"] = format!("{GAMES}/{name}").into();
-            kept.push(key.key);
-        }
-    }
-    for name in [SUMMARY_JSON, SUMMARY_PARQUET, REPORT] {
-        let path = local.join(name);
-        if path.exists() {
-            s.upload(&path, &out.join(name).key, false)?;
-        } else if name == REPORT {
-            // The report described the output being replaced.
-            s.delete(&out.join(name).key)?;
         }
     }
     manifest["location"] = out.to_string().into();
-    let text = serde_json::to_vec_pretty(&manifest).expect("JSON of plain values");
+    let removed = replace_output(
+        &s,
+        out,
+        || {
+            for (file, key) in &uploads {
+                s.upload(file, key, true)?;
+            }
+            Ok(uploads.iter().map(|(_, k)| k.clone()).collect())
+        },
+        local,
+        &manifest,
+    )?;
+    Ok(Published {
+        parts: uploads.len(),
+        removed,
+    })
+}
+
+/// The one way an output in a bucket is replaced, for a run and for a job:
+/// `_SUCCESS` is removed (from here the output says it is in flux), `put`
+/// places the new parts and returns their keys, the summaries (and the
+/// report, if `files` holds one; else the old one goes, as it described
+/// the output replaced) are put from the local folder `files`, then
+/// `_SUCCESS` with `manifest`, and only then the previous parts are
+/// removed. Returns how many were.
+fn replace_output(
+    s: &Store,
+    out: &ObjectUrl,
+    put: impl FnOnce() -> Result<Vec<String>, ObjectError>,
+    files: &Path,
+    manifest: &serde_json::Value,
+) -> Result<usize, ObjectError> {
+    use crate::publish::{GAMES, MARKER, REPORT, SUMMARY_JSON, SUMMARY_PARQUET};
+    let old = s.list(&format!("{}/", out.join(GAMES).key))?;
+    s.delete(&out.join(MARKER).key)?;
+    let kept = put()?;
+    for name in [SUMMARY_JSON, SUMMARY_PARQUET, REPORT] {
+        let path = files.join(name);
+        if path.exists() {
+            s.upload(&path, &out.join(name).key, false)?;
+        } else if name == REPORT {
+            s.delete(&out.join(name).key)?;
+        }
+    }
+    let text = serde_json::to_vec_pretty(manifest).expect("JSON of plain values");
     s.put(&out.join(MARKER).key, text, false)?;
     let mut removed = 0;
     for o in old {
@@ -713,10 +747,39 @@ pub fn publish(local: &Path, out: &ObjectUrl, run: &str) -> Result<Published, Ob
             removed += 1;
         }
     }
-    Ok(Published {
-        parts: kept.len(),
-        removed,
-    })
+    Ok(removed)
+}
+
+/// A local folder that is removed when dropped, however its work ends:
+/// parts and summaries on their way to a bucket.
+#[derive(Debug)]
+pub struct Scratch(PathBuf);
+
+impl Scratch {
+    /// A new folder `.verdict-NAME-PID-RANDOM` in the temporary folder
+    /// (`TMPDIR`), resolved.
+    ///
+    /// # Errors
+    /// It cannot be made.
+    pub fn new(name: &str) -> std::io::Result<Scratch> {
+        let dir = std::env::temp_dir().join(format!(
+            ".verdict-{name}-{}-{:016x}",
+            std::process::id(),
+            crate::ids::random_u64()
+        ));
+        std::fs::create_dir_all(&dir)?;
+        Ok(Scratch(crate::confined::resolve(&dir)?))
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 #[cfg(test)]
@@ -776,15 +839,12 @@ pub struct BucketStaging {
 impl BucketStaging {
     /// Names the place (no request: it may be called on an async
     /// runtime, when a coordinator restarts).
-    ///
-    /// # Errors
-    /// None yet; kept for the store's client configuration.
-    pub fn open(out: &ObjectUrl, name: &str) -> Result<BucketStaging, ObjectError> {
-        Ok(BucketStaging {
+    pub fn open(out: &ObjectUrl, name: &str) -> BucketStaging {
+        BucketStaging {
             out: out.clone(),
             place: out.join(crate::publish::STAGING).join(name),
             tag: name.to_string(),
-        })
+        }
     }
 
     /// The static shards of `out` (`OUT/_shards`), published under `tag`.
@@ -796,13 +856,9 @@ impl BucketStaging {
         }
     }
 
-    fn place(&self) -> ObjectUrl {
-        self.place.clone()
-    }
-
     /// Where workers put their parts, as a lease names it.
     pub fn path(&self) -> PathBuf {
-        self.place().to_path()
+        self.place.to_path()
     }
 
     /// The rows in the staged part `name` (read from its footer: two
@@ -811,7 +867,7 @@ impl BucketStaging {
     /// # Errors
     /// It is missing or is not Parquet.
     pub fn rows_of(&self, name: &str) -> Result<u64, String> {
-        parquet_rows(&self.place().join(name)).map_err(|e| e.to_string())
+        parquet_rows(&self.place.join(name)).map_err(|e| e.to_string())
     }
 
     /// Removes everything staged.
@@ -819,7 +875,7 @@ impl BucketStaging {
     /// # Errors
     /// The store refuses.
     pub fn discard(&self) -> Result<(), ObjectError> {
-        discard_prefix(&self.place())
+        discard_prefix(&self.place)
     }
 
     /// Publishes the staged parts `moves` (staged name, published name) as
@@ -839,51 +895,22 @@ impl BucketStaging {
         schema_version: &str,
         mut manifest: serde_json::Map<String, serde_json::Value>,
     ) -> Result<(), ObjectError> {
-        use crate::publish::{GAMES, MARKER, REPORT, SUMMARY_JSON, SUMMARY_PARQUET};
+        use crate::publish::{GAMES, SUMMARY_JSON, SUMMARY_PARQUET};
         let s = store(&self.out)?;
         let games = self.out.join(GAMES);
-        let old = s.list(&format!("{}/", games.key))?;
-        s.delete(&self.out.join(MARKER).key)?;
-        s.delete(&self.out.join(REPORT).key)?;
-        let mut kept = Vec::new();
-        for (from, to) in moves {
-            let target = games.join(&format!("{}-{to}", self.tag));
-            let from = self.place().join(from);
-            block_on(s.inner.copy(
-                &Key::from(from.key.as_str()),
-                &Key::from(target.key.as_str()),
-            ))
-            .map_err(|e| ObjectError::of(&from, &e))?;
-            kept.push(target.key);
-        }
-        let local = std::env::temp_dir().join(format!(
-            ".verdict-summary-{}-{:016x}",
-            std::process::id(),
-            crate::ids::random_u64()
-        ));
-        let io = |e: std::io::Error| {
+        let local = Scratch::new("summary").map_err(|e| {
             ObjectError::new(
                 &self.out,
                 format!("cannot write the summaries locally first: {e}"),
             )
-        };
-        std::fs::create_dir_all(&local).map_err(io)?;
-        let written = crate::confined::Dir::open(&local)
+        })?;
+        crate::confined::Dir::open(local.path())
             .map_err(|e| e.to_string())
             .and_then(|d| {
                 crate::publish::write_summary(&d, summary, schema_version)
                     .map_err(|e| e.to_string())
-            });
-        let uploaded = written
-            .map_err(|e| ObjectError::new(&self.out, e))
-            .and_then(|()| {
-                for name in [SUMMARY_JSON, SUMMARY_PARQUET] {
-                    s.upload(&local.join(name), &self.out.join(name).key, false)?;
-                }
-                Ok(())
-            });
-        let _ = std::fs::remove_dir_all(&local);
-        uploaded?;
+            })
+            .map_err(|e| ObjectError::new(&self.out, e))?;
         let total: u64 = parts.iter().map(|(_, n)| n).sum();
         manifest.insert("schema_version".into(), schema_version.into());
         manifest.insert("games".into(), total.into());
@@ -901,14 +928,26 @@ impl BucketStaging {
             serde_json::json!([SUMMARY_JSON, SUMMARY_PARQUET]),
         );
         manifest.insert("location".into(), self.out.to_string().into());
-        let text = serde_json::to_vec_pretty(&serde_json::Value::Object(manifest))
-            .expect("JSON of plain values");
-        s.put(&self.out.join(MARKER).key, text, false)?;
-        for o in old {
-            if !kept.contains(&o.url.key) && o.url.key.ends_with(".parquet") {
-                s.delete(&o.url.key)?;
-            }
-        }
+        replace_output(
+            &s,
+            &self.out,
+            || {
+                let mut kept = Vec::new();
+                for (from, to) in moves {
+                    let target = games.join(&format!("{}-{to}", self.tag));
+                    let from = self.place.join(from);
+                    block_on(s.inner.copy(
+                        &Key::from(from.key.as_str()),
+                        &Key::from(target.key.as_str()),
+                    ))
+                    .map_err(|e| ObjectError::of(&from, &e))?;
+                    kept.push(target.key);
+                }
+                Ok(kept)
+            },
+            local.path(),
+            &serde_json::Value::Object(manifest),
+        )?;
         self.discard()
     }
 }

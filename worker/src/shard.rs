@@ -60,28 +60,6 @@ pub enum ShardError {
     Upload(String),
 }
 
-/// A temporary folder for a part on its way to a bucket, removed when
-/// the shard ends, however it ends.
-struct LocalPart(PathBuf);
-
-impl LocalPart {
-    fn new() -> std::io::Result<LocalPart> {
-        let dir = std::env::temp_dir().join(format!(
-            ".verdict-part-{}-{:016x}",
-            std::process::id(),
-            crate::ids::random_u64()
-        ));
-        std::fs::create_dir_all(&dir)?;
-        Ok(LocalPart(crate::confined::resolve(&dir)?))
-    }
-}
-
-impl Drop for LocalPart {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 /// Analyses `files` on `pool`, writes the part to `target`, and returns the
 /// shard's summary. `games` counts analysed games as they finish (for
 /// heartbeats); `cancel` stops the shard at the next game, writing nothing.
@@ -105,10 +83,12 @@ pub fn run_shard(
     // there under its lease's name (created once, never replacing).
     let remote = crate::objects::is_url(&target.dir);
     let local = remote
-        .then(LocalPart::new)
+        .then(|| crate::objects::Scratch::new("part"))
         .transpose()
         .map_err(ShardError::Staging)?;
-    let dir_path = local.as_ref().map_or(target.dir.clone(), |l| l.0.clone());
+    let dir_path = local
+        .as_ref()
+        .map_or(target.dir.clone(), |l| l.path().to_path_buf());
     // Opened first: a shard whose job is gone fails at once, not after the
     // analysis.
     let dir = Dir::open(&dir_path).map_err(ShardError::Staging)?;
@@ -157,7 +137,7 @@ pub fn run_shard(
         let url = crate::objects::ObjectUrl::parse(&target.dir.join(&target.name))
             .map_err(|e| ShardError::Upload(e.to_string()))?;
         crate::objects::store(&url)
-            .and_then(|s| s.upload(&local.0.join(&target.name), &url.key, true))
+            .and_then(|s| s.upload(&local.path().join(&target.name), &url.key, true))
             .map_err(|e| ShardError::Upload(e.to_string()))?;
     }
     Ok(ShardOutcome {

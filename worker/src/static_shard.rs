@@ -236,19 +236,9 @@ fn run_static_bucket(
     // Fail before the analysis when the bucket cannot be reached.
     st.list(&format!("{}/", url.join(SHARDS).key))
         .map_err(bad)?;
-    struct Temp(PathBuf);
-    impl Drop for Temp {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
-    let temp = Temp(std::env::temp_dir().join(format!(
-        ".verdict-shard-{}-{:016x}",
-        std::process::id(),
-        random_u64()
-    )));
+    let temp = crate::objects::Scratch::new("shard").map_err(io(&std::env::temp_dir()))?;
     let local = RunOptions {
-        out: temp.0.clone(),
+        out: temp.path().to_path_buf(),
         ..options.clone()
     };
     let mut report = run_static(found, &local, shard, games, stop)?;

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use anyhow::bail;
+use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressStyle};
 use verdict_worker::run::{run as run_corpus, Hooks, Progress, RunOptions, RunReport};
 use verdict_worker::shard::ShardError;
@@ -69,16 +69,17 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         let url = objects::ObjectUrl::parse(&args.out)?;
         // Fail before the analysis when the bucket cannot be reached.
         objects::store(&url)?.list(&url.join(verdict_worker::publish::GAMES).key)?;
-        let local = std::env::temp_dir().join(format!(
-            "verdict-out-{}-{:016x}",
-            std::process::id(),
-            verdict_worker::ids::random_u64()
-        ));
+        // Removed when the run ends, however it ends.
+        let local = objects::Scratch::new("out").context(
+            "a local folder to write the output in first (set TMPDIR to a folder with room)",
+        )?;
         Some((url, local))
     } else {
         None
     };
-    let local_out = remote.as_ref().map_or(args.out.clone(), |(_, l)| l.clone());
+    let local_out = remote
+        .as_ref()
+        .map_or(args.out.clone(), |(_, l)| l.path().to_path_buf());
     let options = RunOptions {
         out: local_out.clone(),
         threads: args.common.threads,
@@ -193,9 +194,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             std::process::id(),
             verdict_worker::ids::random_u64() as u32
         );
-        let published = objects::publish(local, url, &run);
-        let _ = std::fs::remove_dir_all(local);
-        let published = published?;
+        let published = objects::publish(local.path(), url, &run)?;
         eprintln!(
             "verdict: published {} parts to {url} (removed {} of the previous output)",
             published.parts, published.removed

@@ -45,9 +45,7 @@ impl JobStaging {
     /// As [`JobStaging::check_out`], or the folder cannot be made.
     pub fn open(out: &Path, name: &str) -> Result<JobStaging, StateError> {
         if objects::is_url(out) {
-            BucketStaging::open(&url(out)?, name)
-                .map(JobStaging::Bucket)
-                .map_err(|e| StateError::BadRequest(e.to_string()))
+            Ok(JobStaging::Bucket(BucketStaging::open(&url(out)?, name)))
         } else {
             Ok(JobStaging::Local(Staging::open(out, name)?))
         }
