@@ -128,41 +128,22 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         }
     };
     let report = std::thread::scope(|scope| {
-        // The bar moves game by game (and its clock second by second),
-        // however long a chunk takes.
-        // Without a terminal (a log, a batch job): a line every ten
-        // seconds, counted game by game, however long a chunk takes.
-        if bar.is_none() && !args.common.json {
-            let (analysed, done, bytes_done) = (&analysed, &done, &bytes_done);
-            let every = progress_every();
-            scope.spawn(move || {
-                let mut last = Instant::now();
-                while !done.load(Ordering::Relaxed) {
-                    std::thread::sleep(every.min(Duration::from_millis(200)));
-                    if last.elapsed() < every {
-                        continue;
-                    }
-                    last = Instant::now();
-                    let n = analysed.load(Ordering::Relaxed);
-                    let rate = n as f64 / started.elapsed().as_secs_f64().max(1e-9);
-                    eprintln!(
-                        "verdict: {n} games, {:.0}% of {total} bytes, {rate:.0} games/s",
-                        100.0 * bytes_done.load(Ordering::Relaxed) as f64 / total.max(1) as f64,
-                    );
-                }
-            });
-        }
-        if let Some(bar) = &bar {
-            let (analysed, done) = (&analysed, &done);
-            scope.spawn(move || {
-                while !done.load(Ordering::Relaxed) {
-                    let n = analysed.load(Ordering::Relaxed);
-                    let rate = n as f64 / started.elapsed().as_secs_f64().max(1e-9);
-                    bar.set_message(format!("{n} games, {rate:.0} games/s"));
-                    bar.tick();
-                    std::thread::sleep(Duration::from_millis(200));
-                }
-            });
+        if !args.common.json {
+            let (analysed, bytes_done) = (&analysed, &bytes_done);
+            let games = move || {
+                let n = analysed.load(Ordering::Relaxed);
+                let rate = n as f64 / started.elapsed().as_secs_f64().max(1e-9);
+                format!("{n} games, {rate:.0} games/s")
+            };
+            let line = move || {
+                let n = analysed.load(Ordering::Relaxed);
+                let rate = n as f64 / started.elapsed().as_secs_f64().max(1e-9);
+                format!(
+                    "{n} games, {:.0}% of {total} bytes, {rate:.0} games/s",
+                    100.0 * bytes_done.load(Ordering::Relaxed) as f64 / total.max(1) as f64,
+                )
+            };
+            tick(scope, &done, bar.as_ref(), games, line);
         }
         let hooks = Hooks {
             progress: Some(&mut on_progress),
@@ -290,6 +271,37 @@ pub fn print_table(s: &verdict_worker::summary::Summary) {
     }
 }
 
+/// Says how far an analysis got while it runs, game by game however long
+/// a chunk takes: on a terminal, `bar` shows `message` (every 200 ms);
+/// without one (a log, a batch job), `line` is printed every
+/// [`progress_every`].
+fn tick<'scope, 'env>(
+    scope: &'scope std::thread::Scope<'scope, 'env>,
+    done: &'env AtomicBool,
+    bar: Option<&'env ProgressBar>,
+    message: impl Fn() -> String + Send + 'scope,
+    line: impl Fn() -> String + Send + 'scope,
+) {
+    let every = progress_every();
+    scope.spawn(move || {
+        let mut last = Instant::now();
+        while !done.load(Ordering::Relaxed) {
+            match bar {
+                Some(bar) => {
+                    bar.set_message(message());
+                    bar.tick();
+                }
+                None if last.elapsed() >= every => {
+                    last = Instant::now();
+                    eprintln!("verdict: {}", line());
+                }
+                None => {}
+            }
+            std::thread::sleep(every.min(Duration::from_millis(200)));
+        }
+    });
+}
+
 /// `verdict run --shard K/N`: one static shard into OUT/_shards.
 fn static_shard(
     args: &RunArgs,
@@ -301,37 +313,25 @@ fn static_shard(
     let done = AtomicBool::new(false);
     let started = Instant::now();
     stop_on_ctrl_c();
-    let show = !args.common.json;
+    let spinner =
+        (!args.common.json && std::io::stderr().is_terminal()).then(ProgressBar::new_spinner);
     let report = std::thread::scope(|scope| {
-        if show {
-            let (analysed, done) = (&analysed, &done);
-            let tty = std::io::stderr().is_terminal();
-            scope.spawn(move || {
-                let spinner = tty.then(ProgressBar::new_spinner);
-                let mut last = Instant::now();
-                while !done.load(Ordering::Relaxed) {
-                    let n = analysed.load(Ordering::Relaxed);
-                    let rate = n as f64 / started.elapsed().as_secs_f64().max(1e-9);
-                    let line = format!("shard {shard}: {n} games, {rate:.0} games/s");
-                    match &spinner {
-                        Some(s) => s.set_message(line),
-                        None if last.elapsed() > Duration::from_secs(10) => {
-                            last = Instant::now();
-                            eprintln!("verdict: {line}");
-                        }
-                        None => {}
-                    }
-                    std::thread::sleep(Duration::from_millis(200));
-                }
-                if let Some(s) = spinner {
-                    s.finish_and_clear();
-                }
-            });
+        if !args.common.json {
+            let analysed = &analysed;
+            let line = move || {
+                let n = analysed.load(Ordering::Relaxed);
+                let rate = n as f64 / started.elapsed().as_secs_f64().max(1e-9);
+                format!("shard {shard}: {n} games, {rate:.0} games/s")
+            };
+            tick(scope, &done, spinner.as_ref(), line, line);
         }
         let r = run_static(found, options, shard, &analysed, &STOP);
         done.store(true, Ordering::Relaxed);
         r
     });
+    if let Some(s) = spinner {
+        s.finish_and_clear();
+    }
     let report = match report {
         Err(StaticError::Shard(ShardError::Cancelled)) => {
             eprintln!(
