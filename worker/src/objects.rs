@@ -300,6 +300,26 @@ impl Store {
         Ok(out)
     }
 
+    /// Whether the bucket answers a listing of `prefix` (one page is
+    /// asked for, however much the prefix holds): checked before work
+    /// whose result would have nowhere to go.
+    ///
+    /// # Errors
+    /// The listing is refused: no such bucket, no access, no endpoint.
+    pub fn probe(&self, prefix: &str) -> Result<(), ObjectError> {
+        let key = Key::from(prefix);
+        let shown = self.url(prefix);
+        block_on(async {
+            let mut stream = self
+                .inner
+                .list(if prefix.is_empty() { None } else { Some(&key) });
+            match stream.next().await {
+                Some(Err(e)) => Err(ObjectError::of(&shown, &e)),
+                _ => Ok(()),
+            }
+        })
+    }
+
     /// The size of one object, `None` when there is none.
     ///
     /// # Errors

@@ -234,7 +234,7 @@ fn run_static_bucket(
     let url = ObjectUrl::parse(&options.out).map_err(bad)?;
     let st = store(&url).map_err(bad)?;
     // Fail before the analysis when the bucket cannot be reached.
-    st.list(&format!("{}/", url.join(SHARDS).key))
+    st.probe(&format!("{}/", url.join(SHARDS).key))
         .map_err(bad)?;
     let temp = crate::objects::Scratch::new("shard").map_err(io(&std::env::temp_dir()))?;
     let local = RunOptions {

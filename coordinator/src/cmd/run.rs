@@ -68,7 +68,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         }
         let url = objects::ObjectUrl::parse(&args.out)?;
         // Fail before the analysis when the bucket cannot be reached.
-        objects::store(&url)?.list(&url.join(verdict_worker::publish::GAMES).key)?;
+        objects::store(&url)?.probe(&format!(
+            "{}/",
+            url.join(verdict_worker::publish::GAMES).key
+        ))?;
         // Removed when the run ends, however it ends.
         let local = objects::Scratch::new("out").context(
             "a local folder to write the output in first (set TMPDIR to a folder with room)",

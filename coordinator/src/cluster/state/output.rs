@@ -32,7 +32,7 @@ impl JobStaging {
         if objects::is_url(out) {
             let u = url(out)?;
             objects::store(&u)
-                .and_then(|s| s.list(&format!("{}/", u.key)).map(|_| ()))
+                .and_then(|s| s.probe(&format!("{}/", u.key)))
                 .map_err(|e| StateError::BadRequest(e.to_string()))
         } else {
             Ok(publish::check_out(out)?)
