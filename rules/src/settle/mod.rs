@@ -144,6 +144,15 @@ pub struct ChainFate {
     pub confidence: f32,
 }
 
+impl ChainFate {
+    /// Decided by reading, as `status`, that sure.
+    fn read_as(&mut self, status: Status, confidence: f32) {
+        self.status = status;
+        self.layer = Layer::Reading;
+        self.confidence = confidence;
+    }
+}
+
 /// What the settler concluded about a position.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Settlement {
@@ -454,9 +463,7 @@ impl Settler {
                 let (_, stones) = self.statics.chain(c);
                 let cell = cell_of(stones[0] as usize, w);
                 if self.reader.dies_moving_first(cell) {
-                    fate.status = Status::Dead;
-                    fate.layer = Layer::Reading;
-                    fate.confidence = READING_CONFIDENCE;
+                    fate.read_as(Status::Dead, READING_CONFIDENCE);
                     changed = true;
                 }
             }
@@ -547,10 +554,8 @@ fn capture_to_live(
 fn loser_and_winner(chains: &mut [ChainFate], pairs: &[(u16, u16)], confidence: f32) {
     for &(c, d) in pairs {
         for k in [c, d] {
-            let fate = &mut chains[k as usize];
-            fate.status = if k == c { Status::Dead } else { Status::Alive };
-            fate.layer = Layer::Reading;
-            fate.confidence = confidence;
+            let status = if k == c { Status::Dead } else { Status::Alive };
+            chains[k as usize].read_as(status, confidence);
         }
     }
 }
@@ -723,20 +728,15 @@ fn read_enclosures(
                 let k = chain_on(statics, cell, w);
                 seen[k] |= chains[k].color == fate.color;
                 if takes && chains[k].color != fate.color && chains[k].status != Status::Dead {
-                    let f = &mut chains[k];
-                    f.status = Status::Dead;
-                    f.layer = Layer::Reading;
-                    f.confidence = READING_CONFIDENCE;
+                    chains[k].read_as(Status::Dead, READING_CONFIDENCE);
                 }
                 if verdict == Verdict::Dies {
-                    let f = &mut chains[k];
-                    f.status = if f.color == fate.color {
+                    let status = if chains[k].color == fate.color {
                         Status::Dead
                     } else {
                         Status::Alive
                     };
-                    f.layer = Layer::Reading;
-                    f.confidence = READING_CONFIDENCE;
+                    chains[k].read_as(status, READING_CONFIDENCE);
                 }
             }
         }
@@ -932,10 +932,7 @@ fn read_shut_in(
                 let k = chain_on(statics, q, w);
                 seen[k] = true;
                 if verdict == Verdict::Dies {
-                    let f = &mut chains[k];
-                    f.status = Status::Dead;
-                    f.layer = Layer::Reading;
-                    f.confidence = SHUT_IN_CONFIDENCE;
+                    chains[k].read_as(Status::Dead, SHUT_IN_CONFIDENCE);
                 }
             }
         }
