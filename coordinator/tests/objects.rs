@@ -221,47 +221,24 @@ fn a_run_from_s3_equals_a_run_from_files_and_static_shards_read_ranges() {
     // Static shards over the bucket: the big collection is cut into byte
     // ranges, each shard fetching only its own.
     let sharded = dir.join("sharded");
+    let input = Path::new("s3://read/corpus");
     for k in 0..5 {
-        ok(&run(&[
-            "run",
-            "s3://read/corpus",
-            "--out",
-            s(&sharded),
-            "--shard",
-            &format!("{k}/5"),
-            "--no-report",
-        ]));
+        ok(&shard(input, &sharded, &format!("{k}/5")));
     }
-    ok(&run(&["merge", s(&sharded), "--no-report"]));
+    ok(&merge(&sharded));
     let (rows_sharded, _) = as_from(&sharded, &corpus, "s3://read/corpus");
     assert_eq!(rows_sharded, want.0);
     // The same with the shards and the merge in the bucket (an Indexed Job
     // over object storage): a shard missing is named, then all merge.
     let out = "s3://read/shards";
     for k in [0, 1, 3] {
-        ok(&run(&[
-            "run",
-            "s3://read/corpus",
-            "--out",
-            out,
-            "--shard",
-            &format!("{k}/4"),
-            "--no-report",
-        ]));
+        ok(&shard(input, Path::new(out), &format!("{k}/4")));
     }
-    let refused = run(&["merge", out, "--no-report"]);
+    let refused = merge(Path::new(out));
     assert_eq!(refused.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&refused.stderr).contains("missing shards: 2/4"));
-    ok(&run(&[
-        "run",
-        "s3://read/corpus",
-        "--out",
-        out,
-        "--shard",
-        "2/4",
-        "--no-report",
-    ]));
-    ok(&run(&["merge", out, "--no-report"]));
+    ok(&shard(input, Path::new(out), "2/4"));
+    ok(&merge(Path::new(out)));
     let got = dir.join("got-shards");
     download(out, &got);
     assert!(

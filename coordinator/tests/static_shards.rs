@@ -11,26 +11,6 @@ use std::time::Duration;
 
 use support::*;
 
-fn shard(corpus: &Path, out: &Path, spec: &str) -> Output {
-    verdict()
-        .arg("run")
-        .arg(corpus)
-        .arg("--out")
-        .arg(out)
-        .args(["--shard", spec, "--no-report"])
-        .output()
-        .unwrap()
-}
-
-fn merge(out: &Path) -> Output {
-    verdict()
-        .arg("merge")
-        .arg(out)
-        .arg("--no-report")
-        .output()
-        .unwrap()
-}
-
 fn ok(o: &Output) {
     assert_ok(o);
 }

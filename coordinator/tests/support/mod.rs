@@ -566,3 +566,25 @@ pub fn assert_ok(o: &Output) {
         String::from_utf8_lossy(&o.stderr)
     );
 }
+
+/// `verdict run INPUT --out OUT --shard SPEC` (a folder or `s3://`).
+pub fn shard(input: &Path, out: &Path, spec: &str) -> Output {
+    verdict()
+        .arg("run")
+        .arg(input)
+        .arg("--out")
+        .arg(out)
+        .args(["--shard", spec, "--no-report"])
+        .output()
+        .unwrap()
+}
+
+/// `verdict merge OUT`.
+pub fn merge(out: &Path) -> Output {
+    verdict()
+        .arg("merge")
+        .arg(out)
+        .arg("--no-report")
+        .output()
+        .unwrap()
+}
