@@ -184,12 +184,24 @@ impl Command {
             Command::Replay(_)
             | Command::Score(_)
             | Command::Check(_)
-            | Command::Run(_)
             | Command::Report(_)
             | Command::Demo(_)
             | Command::Synth(_) => false,
-            Command::Eval(EvalCommand::Deadstones(args)) => args.gnugo.enabled,
-            Command::Eval(EvalCommand::Results(args)) => args.gnugo.enabled,
+            // GNU Go as the referee, or an object store over sockets.
+            Command::Run(args) => {
+                args.referee.referee.is_some()
+                    || verdict_worker::objects::is_url(&args.out)
+                    || args
+                        .inputs
+                        .iter()
+                        .any(|i| verdict_worker::objects::is_url(i))
+            }
+            Command::Eval(EvalCommand::Deadstones(args)) => {
+                args.gnugo.enabled || args.referee.referee.is_some()
+            }
+            Command::Eval(EvalCommand::Results(args)) => {
+                args.gnugo.enabled || args.referee.referee.is_some()
+            }
             _ => true,
         }
     }
@@ -271,18 +283,27 @@ pub enum Referee {
     Gnugo,
 }
 
+/// A confidence from 0 to 1.
+fn confidence(s: &str) -> Result<f32, String> {
+    match s.parse::<f32>() {
+        Ok(c) if (0.0..=1.0).contains(&c) => Ok(c),
+        _ => Err(format!("`{s}` is not a confidence from 0 to 1")),
+    }
+}
+
 /// The opt-in referee: another program decides the games whose
 /// settlement is not certain.
 #[derive(Debug, Args)]
 pub struct RefereeArgs {
     /// Ask this referee about every game whose least sure chain is at or
     /// below --referee-threshold, and count its answer there (slow: GNU Go
-    /// takes about a second a game); reported beside verdict alone.
+    /// takes about a second a game). `eval` reports it beside verdict
+    /// alone; in `run` the rows it decided say dead_source `referee`.
     #[arg(long, value_enum, value_name = "PROGRAM")]
     pub referee: Option<Referee>,
     /// The confidence at or below which a game goes to the referee (0.6:
     /// every doubtful chain; 0.95: everything but proofs).
-    #[arg(long = "referee-threshold", default_value_t = 0.6, value_name = "C")]
+    #[arg(long = "referee-threshold", default_value_t = 0.6, value_name = "C", value_parser = confidence)]
     pub referee_threshold: f32,
 }
 
@@ -486,6 +507,12 @@ pub struct RunArgs {
     /// "explained" instead of found.
     #[arg(long)]
     pub settle_with_result: bool,
+    #[command(flatten)]
+    pub referee: RefereeArgs,
+    /// The GNU Go program of --referee gnugo (`gnugo` on the PATH or in
+    /// /usr/games).
+    #[arg(long = "gnugo-bin", default_value = "gnugo", value_name = "PATH")]
+    pub gnugo_bin: String,
     /// Stop after this many games.
     #[arg(long, value_name = "N")]
     pub limit: Option<u64>,

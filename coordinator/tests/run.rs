@@ -64,7 +64,7 @@ fn read_rows(dir: &Path) -> Vec<RecordBatch> {
             .clone();
         assert!(meta
             .iter()
-            .any(|kv| kv.key == "verdict.schema_version" && kv.value.as_deref() == Some("4")));
+            .any(|kv| kv.key == "verdict.schema_version" && kv.value.as_deref() == Some("5")));
         for b in builder.build().unwrap() {
             batches.push(b.unwrap());
         }

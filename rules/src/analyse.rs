@@ -27,14 +27,18 @@ pub enum DeadSource {
     /// None: a 大解放 game ended by four consecutive 虚着, after which every
     /// stone with a liberty is alive (RULES.md section 6).
     FourXu,
+    /// The settler was unsure ([`Settlement::confidence`] at or below the
+    /// threshold) and the opt-in [`Referee`] answered instead.
+    Referee,
 }
 
 impl DeadSource {
-    pub const ALL: [DeadSource; 4] = [
+    pub const ALL: [DeadSource; 5] = [
         DeadSource::Marks,
         DeadSource::Settled,
         DeadSource::SettledWithResult,
         DeadSource::FourXu,
+        DeadSource::Referee,
     ];
 
     pub const fn as_str(self) -> &'static str {
@@ -43,6 +47,7 @@ impl DeadSource {
             DeadSource::Settled => "settled",
             DeadSource::SettledWithResult => "settled_result",
             DeadSource::FourXu => "four_xu",
+            DeadSource::Referee => "referee",
         }
     }
 }
@@ -58,6 +63,42 @@ pub struct SettleFacts {
     pub stones_by_layer: [u32; Layer::ALL.len()],
     /// Chains the layers could not separate ([`crate::settle::ChainFate::is_open`]).
     pub open_chains: u32,
+}
+
+/// A second opinion on the dead stones of the games the settler is unsure
+/// of: another program (GNU Go over GTP, `--referee gnugo`) that is slower
+/// and, on some positions, more exact. The trait keeps this crate free of
+/// processes and I/O: the caller brings the referee, the analyser decides
+/// when to ask it. One referee serves every thread, so it is shared.
+pub trait Referee: Send + Sync + std::fmt::Debug {
+    /// The dead stones of `position` (every stone of a dead chain), with
+    /// `to_move` to play and `komi` in points; an error says why there is
+    /// no answer, and the settler's answer then stands.
+    fn dead_stones(
+        &self,
+        position: &Position,
+        komi: f64,
+        to_move: Color,
+    ) -> Result<Vec<Point>, String>;
+}
+
+/// What the referee did for a game it was asked about.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Refereed {
+    /// Its dead stones are the game's ([`DeadSource::Referee`]).
+    Decided,
+    /// It gave no answer (the message says why); the settler's stands.
+    Failed(String),
+}
+
+impl Refereed {
+    /// `decided` or `failed`.
+    pub const fn as_str(&self) -> &'static str {
+        match self {
+            Refereed::Decided => "decided",
+            Refereed::Failed(_) => "failed",
+        }
+    }
 }
 
 /// Which komi to score with.
@@ -179,8 +220,11 @@ pub struct Analysis {
     /// The variant replay, for a 大解放 game.
     pub variant: Option<crate::dajiefang::Report>,
     /// Set when the settler left doubtful chains: the count with all of
-    /// them decided the other way at once.
+    /// them decided the other way at once. Not set when the referee
+    /// decided: its answer replaces the settler's, doubts included.
     pub flipped: Option<Flipped>,
+    /// Set when the game was put to the referee ([`Analyser::referee`]).
+    pub refereed: Option<Refereed>,
 }
 
 /// A game counted again with every doubtful chain of its settlement
@@ -220,6 +264,9 @@ impl Analysis {
 /// Reusable per-thread state: build one and analyse many games with it.
 #[derive(Debug, Default)]
 pub struct Analyser {
+    /// The opt-in referee and the confidence at or below which a settled
+    /// game is put to it.
+    referee: Option<(std::sync::Arc<dyn Referee>, f32)>,
     replayer: Replayer,
     variant: crate::dajiefang::Replayer,
     counter: Counter,
@@ -259,6 +306,20 @@ impl Analyser {
     /// knows (every Tygem record, say) as if it named `rules`.
     pub fn assume_rules(mut self, rules: Option<RuleSet>) -> Analyser {
         self.assume_rules = rules;
+        self
+    }
+
+    /// Puts every game the settler settles no surer than `threshold`
+    /// ([`Settlement::confidence`]) to `referee`, and counts its answer
+    /// there ([`DeadSource::Referee`]). Games with marks, and 大解放 games,
+    /// are never put to it. The referee is asked before layer 5: a game it
+    /// decides is not settled again from its result.
+    pub fn referee(
+        mut self,
+        referee: Option<std::sync::Arc<dyn Referee>>,
+        threshold: f32,
+    ) -> Analyser {
+        self.referee = referee.map(|r| (r, threshold));
         self
     }
 
@@ -370,6 +431,26 @@ impl Analyser {
                 (s.dead.clone(), DeadSource::Settled, Some(facts))
             }
         };
+        let mut refereed = None;
+        if let (Some((referee, threshold)), Some(facts)) = (&self.referee, settled) {
+            if facts.confidence <= *threshold {
+                refereed = Some(
+                    match referee.dead_stones(&position, game.info.komi.points, to_move_after(game))
+                    {
+                        Ok(mut theirs) => {
+                            // Only stones can be dead, each named once.
+                            theirs.retain(|&p| position.get(p).is_some());
+                            theirs.sort_unstable_by_key(|p| (p.y(), p.x()));
+                            theirs.dedup();
+                            dead = theirs;
+                            dead_source = DeadSource::Referee;
+                            Refereed::Decided
+                        }
+                        Err(why) => Refereed::Failed(why),
+                    },
+                );
+            }
+        }
         let mut counts = self.counter.count(&position, &dead);
         let mut verdicts = verdicts(&counts, &terms).to_vec();
         let mut self_check = self_check(game, &verdicts, self.assume_rules);
@@ -379,8 +460,11 @@ impl Analyser {
                 rule_set, recorded, ..
             },
             Some(facts),
-        ) = (self.use_result, self_check, settled.as_mut())
-        {
+        ) = (
+            self.use_result && dead_source == DeadSource::Settled,
+            self_check,
+            settled.as_mut(),
+        ) {
             // The record's result was reached at the record's komi,
             // whatever komi this run scores with.
             let recorded_terms = Terms {
@@ -404,14 +488,14 @@ impl Analyser {
             }
         }
         let flipped = match settled {
-            Some(_) => flip_doubtful(
+            Some(_) if dead_source != DeadSource::Referee => flip_doubtful(
                 &self.settlement,
                 &mut self.flip_counter,
                 &position,
                 &dead,
                 &terms,
             ),
-            None => None,
+            _ => None,
         };
         Analysis {
             report,
@@ -426,6 +510,7 @@ impl Analyser {
             terms,
             variant: None,
             flipped,
+            refereed,
         }
     }
 
@@ -492,6 +577,7 @@ impl Analyser {
             variant: Some(variant),
             // The bounds compare all eleven rule sets; a variant game has four.
             flipped: None,
+            refereed: None,
         }
     }
 }

@@ -19,7 +19,7 @@ use verdict_rules::score::{verdict, Counter, Position, RuleSet, Terms, Verdict};
 use verdict_rules::settle::{Settlement, Settler};
 use verdict_rules::{Color, Point};
 
-pub use verdict_lab::gnugo::{GnuGo, GnuGoError};
+pub use verdict_lab::gnugo::{GnuGo, GnuGoError, GnuGoReferee};
 
 use crate::engine::{self, Item, Tally};
 use crate::inputs::InputFile;

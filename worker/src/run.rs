@@ -34,7 +34,7 @@ use crate::parquet_out::{PartWriter, WriteError};
 use crate::publish::{part_name, OutError, Staging, GAMES, STAGING};
 use crate::row::{columns, GameRow, SCHEMA_VERSION};
 use crate::summary::Summary;
-pub use verdict_corpus::options::RunOptions;
+pub use verdict_corpus::options::{RefereeChoice, RunOptions};
 
 /// How far a run has got, after each chunk.
 #[derive(Copy, Clone, Debug)]
@@ -141,9 +141,14 @@ pub fn row_of(item: Item<'_, '_>, analyser: &mut Analyser, options: &RunOptions)
 
 /// The analyser a run's options ask for.
 pub fn analyser(options: &RunOptions) -> Analyser {
+    let referee = options.referee.as_ref();
     Analyser::new()
         .use_record_result(options.settle_with_result)
         .assume_rules(options.assume_rules)
+        .referee(
+            referee.map(|r| r.referee.clone()),
+            referee.map_or(0.0, |r| r.threshold),
+        )
 }
 
 /// The engine's budget a run's options ask for.
@@ -175,6 +180,10 @@ pub fn options_json(options: &RunOptions) -> serde_json::Value {
         "assume_rules": options.assume_rules.map(|r| r.id()),
         "limit": options.limit,
         "dedup": options.dedup,
+        "referee": options.referee.as_ref().map(|r| serde_json::json!({
+            "program": r.name,
+            "threshold": r.threshold,
+        })),
     })
 }
 

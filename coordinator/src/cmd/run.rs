@@ -7,7 +7,12 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressStyle};
-use verdict_worker::run::{run as run_corpus, Hooks, Progress, RunOptions, RunReport};
+use std::sync::Arc;
+
+use verdict_worker::eval::GnuGoReferee;
+use verdict_worker::run::{
+    run as run_corpus, Hooks, Progress, RefereeChoice, RunOptions, RunReport,
+};
 use verdict_worker::shard::ShardError;
 use verdict_worker::static_shard::{run_static, StaticError, StaticShard};
 use verdict_worker::{inputs, objects};
@@ -49,6 +54,44 @@ fn progress_every() -> Duration {
         .map_or(Duration::from_secs(10), Duration::from_secs_f64)
 }
 
+/// The referee `--referee` asks for, started once to see that it runs.
+fn referee(args: &RunArgs) -> anyhow::Result<Option<(RefereeChoice, Arc<GnuGoReferee>)>> {
+    let Some(choice) = args.referee.referee else {
+        return Ok(None);
+    };
+    match choice {
+        crate::cli::Referee::Gnugo => {
+            let gnugo = Arc::new(
+                GnuGoReferee::start(&args.gnugo_bin)
+                    .context("starting GNU Go for --referee gnugo")?,
+            );
+            let choice = RefereeChoice {
+                name: "gnugo".to_string(),
+                threshold: args.referee.referee_threshold,
+                referee: gnugo.clone(),
+            };
+            Ok(Some((choice, gnugo)))
+        }
+    }
+}
+
+/// What the referee did, on stderr at the end of a run.
+fn say_refereed(referee: Option<&(RefereeChoice, Arc<GnuGoReferee>)>) {
+    if let Some((choice, gnugo)) = referee {
+        let (asked, failed) = gnugo.asked();
+        eprintln!(
+            "referee: GNU Go was asked about {asked} games settled at confidence {} or below; it decided {}{}",
+            choice.threshold,
+            asked - failed,
+            if failed > 0 {
+                format!(", and gave no answer for {failed} (their rows say referee = failed and count the settler's answer)")
+            } else {
+                String::new()
+            }
+        );
+    }
+}
+
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let (komi, komi_sweep) = args.analysis.komi()?;
     let rules = args.analysis.rule_sets()?;
@@ -80,6 +123,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     } else {
         None
     };
+    let referee = referee(&args)?;
     let local_out = remote
         .as_ref()
         .map_or(args.out.clone(), |(_, l)| l.path().to_path_buf());
@@ -98,6 +142,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         chunk_games: args.chunk_games as usize,
         chunk_bytes: (args.chunk_mib as usize) << 20,
         part_rows: args.part_rows,
+        referee: referee.as_ref().map(|(choice, _)| choice.clone()),
     };
     if let Some(shard) = args.shard {
         // A shard into a bucket puts its own files there (static_shard).
@@ -105,7 +150,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             out: args.out.clone(),
             ..options
         };
-        return static_shard(&args, &found, &options, shard);
+        let code = static_shard(&args, &found, &options, shard);
+        say_refereed(referee.as_ref());
+        return code;
     }
     let total = found.total_bytes();
     let analysed = AtomicU64::new(0);
@@ -160,6 +207,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
+    say_refereed(referee.as_ref());
     let unreadable = super::report_unread(&found, &report.not_read, &report.left_aside);
     if report.stopped {
         eprintln!(

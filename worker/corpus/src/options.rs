@@ -4,7 +4,9 @@
 
 use std::path::PathBuf;
 
-use verdict_rules::analyse::KomiPolicy;
+use std::sync::Arc;
+
+use verdict_rules::analyse::{KomiPolicy, Referee};
 use verdict_rules::score::RuleSet;
 
 /// What a run is asked to do.
@@ -37,6 +39,19 @@ pub struct RunOptions {
     /// The rule set the self-check uses for records whose `RU` does not
     /// name one (`Analyser::assume_rules`).
     pub assume_rules: Option<RuleSet>,
+    /// Who settles the games the settler is unsure of (`--referee`).
+    pub referee: Option<RefereeChoice>,
+}
+
+/// The opt-in referee of a run: which program, from what confidence
+/// down, and the referee itself (shared by every thread).
+#[derive(Clone, Debug)]
+pub struct RefereeChoice {
+    /// What the run's options and provenance call it (`gnugo`).
+    pub name: String,
+    /// Games settled no surer than this are put to it.
+    pub threshold: f32,
+    pub referee: Arc<dyn Referee>,
 }
 
 impl Default for RunOptions {
@@ -56,6 +71,7 @@ impl Default for RunOptions {
             rules: RuleSet::ALL.to_vec(),
             settle_with_result: false,
             assume_rules: None,
+            referee: None,
         }
     }
 }

@@ -14,7 +14,7 @@ use verdict_rules::settle::Layer;
 use verdict_rules::{Action, Color};
 
 /// Bumped whenever a column is added, removed, renamed or changes meaning.
-pub const SCHEMA_VERSION: &str = "4";
+pub const SCHEMA_VERSION: &str = "5";
 
 /// The type of a column, in types DuckDB, pandas, Polars and Spark all read
 /// without casts (signed integers, doubles, booleans, UTF-8 strings).
@@ -116,6 +116,9 @@ pub struct GameRow {
     /// Chains decided without proof at confidence 0.6 or below (None with
     /// marks): the ones `*_margin_before_komi_flipped` decides the other way.
     pub doubtful_chains: Option<i64>,
+    /// `decided` or `failed` when the game was put to the referee
+    /// (`--referee`), None otherwise.
+    pub referee: Option<&'static str>,
     pub dead: [Option<i64>; 2],
     pub seki_points: Option<i64>,
     pub fills: [Option<i64>; 2],
@@ -217,6 +220,7 @@ pub fn columns() -> Vec<(String, Kind)> {
         ("settled_stones_record_result", Int),
         ("open_chains", Int),
         ("doubtful_chains", Int),
+        ("referee", Str),
         ("dead_b", Int),
         ("dead_w", Int),
         ("seki_points", Int),
@@ -323,6 +327,7 @@ impl GameRow {
             Int(self.settled_stones[4]),
             Int(self.open_chains),
             Int(self.doubtful_chains),
+            Str(self.referee),
             Int(self.dead[0]),
             Int(self.dead[1]),
             Int(self.seki_points),
@@ -563,6 +568,7 @@ fn fill_scores(row: &mut GameRow, a: &Analysis) {
             row.doubtful_chains = Some(a.flipped.map_or(0, |f| i64::from(f.chains)));
         }
     }
+    row.referee = a.refereed.as_ref().map(|r| r.as_str());
     if let Some(f) = &a.flipped {
         row.margin_before_komi_flipped = f
             .verdicts

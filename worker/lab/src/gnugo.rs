@@ -6,7 +6,10 @@
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 
+use verdict_rules::analyse::Referee;
 use verdict_rules::score::Position;
 use verdict_rules::{Color, Point};
 
@@ -125,6 +128,103 @@ impl Drop for GnuGo {
         let _ = self.stdin.flush();
         let _ = self.child.wait();
         let _ = std::fs::remove_file(&self.scratch);
+    }
+}
+
+/// GNU Go as the referee of `verdict run --referee gnugo`: a pool of GTP
+/// processes, one per thread that is asking at the moment, started when
+/// first needed and kept for the next game. A process that stops talking
+/// is dropped and the next question starts another, so one GNU Go crash
+/// costs one game's answer, not the run.
+#[derive(Debug)]
+pub struct GnuGoReferee {
+    program: String,
+    idle: Mutex<Vec<GnuGo>>,
+    started: AtomicUsize,
+    asked: AtomicUsize,
+    failed: AtomicUsize,
+}
+
+impl GnuGoReferee {
+    /// Starts one `program` and asks its name, to see that it runs and
+    /// speaks GTP (the error says how to install it when it does not).
+    pub fn start(program: &str) -> Result<GnuGoReferee, GnuGoError> {
+        let referee = GnuGoReferee {
+            program: program.to_string(),
+            idle: Mutex::new(Vec::new()),
+            started: AtomicUsize::new(0),
+            asked: AtomicUsize::new(0),
+            failed: AtomicUsize::new(0),
+        };
+        let mut first = referee.spawn()?;
+        first.command("name")?;
+        referee.put_back(first);
+        Ok(referee)
+    }
+
+    /// How many GNU Go processes were started so far.
+    pub fn started(&self) -> usize {
+        self.started.load(Ordering::Relaxed)
+    }
+
+    /// Games asked about so far, and how many of them got no answer.
+    pub fn asked(&self) -> (usize, usize) {
+        (
+            self.asked.load(Ordering::Relaxed),
+            self.failed.load(Ordering::Relaxed),
+        )
+    }
+
+    fn spawn(&self) -> Result<GnuGo, GnuGoError> {
+        let k = self.started.fetch_add(1, Ordering::Relaxed);
+        let scratch =
+            std::env::temp_dir().join(format!("verdict-referee-{}-{k}.sgf", std::process::id()));
+        GnuGo::start(&self.program, scratch)
+    }
+
+    fn put_back(&self, gnugo: GnuGo) {
+        self.idle
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(gnugo);
+    }
+}
+
+impl Referee for GnuGoReferee {
+    fn dead_stones(
+        &self,
+        position: &Position,
+        komi: f64,
+        to_move: Color,
+    ) -> Result<Vec<Point>, String> {
+        self.asked.fetch_add(1, Ordering::Relaxed);
+        let answer = self.ask(position, komi, to_move);
+        if answer.is_err() {
+            self.failed.fetch_add(1, Ordering::Relaxed);
+        }
+        answer
+    }
+}
+
+impl GnuGoReferee {
+    fn ask(&self, position: &Position, komi: f64, to_move: Color) -> Result<Vec<Point>, String> {
+        let idle = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        let mut gnugo = match idle {
+            Some(g) => g,
+            None => self.spawn().map_err(|e| e.to_string())?,
+        };
+        match gnugo.dead_stones(position, komi, to_move) {
+            Ok(dead) => {
+                self.put_back(gnugo);
+                Ok(dead)
+            }
+            Err(e @ GnuGoError::Refused { .. }) => {
+                self.put_back(gnugo);
+                Err(e.to_string())
+            }
+            // The process is gone: drop it, the next game starts another.
+            Err(e) => Err(e.to_string()),
+        }
     }
 }
 

@@ -603,12 +603,13 @@ fn order_values(dim: &str, values: &mut [String]) {
 }
 
 /// The certainty classes, in the order shown.
-pub const CERTAINTY: [&str; 5] = [
+pub const CERTAINTY: [&str; 6] = [
     "marks",
     "proven",
     "settled, no doubtful chain",
     "settled, doubtful chains",
     "settled with the result",
+    "decided by the referee",
 ];
 
 /// The index in [`CERTAINTY`] of a row's class.
@@ -616,6 +617,7 @@ fn certainty_index(r: &Row) -> usize {
     match r.dead_source.as_deref() {
         Some("marks") => 0,
         Some("settled_result") => 4,
+        Some("referee") => 5,
         _ if r.certain() => 1,
         _ if r.doubtful_chains.unwrap_or(0) > 0
             || r.confidence.is_some_and(|c| {
