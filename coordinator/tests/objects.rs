@@ -254,6 +254,38 @@ fn a_run_from_s3_equals_a_run_from_files_and_static_shards_read_ranges() {
 }
 
 #[test]
+fn an_object_rewritten_at_the_same_size_between_shards_is_noticed() {
+    let Some(endpoint) = moto() else { return };
+    let dir = temp("s3-etag");
+    let corpus = synth(&dir, "corpus", 20, 5);
+    bucket(endpoint, "etag");
+    upload(&corpus, "s3://etag/corpus");
+    let out = dir.join("out");
+    let input = Path::new("s3://etag/corpus");
+    ok(&shard(input, &out, "0/2"));
+    // One object written again with other bytes of the same length: its
+    // key and size are unchanged, only its ETag tells.
+    let url = ObjectUrl::parse(input).unwrap();
+    let st = store(&url).unwrap();
+    let listed = st.list(&format!("{}/", url.key)).unwrap();
+    let first = &listed[0];
+    let mut bytes = st.read(&first.url.key).unwrap().unwrap();
+    let at = bytes.iter().position(|&b| b == b'B').unwrap();
+    bytes[at] = b'W';
+    st.put(&first.url.key, bytes, false).unwrap();
+    let after = st.head(&first.url.key).unwrap().unwrap();
+    assert_eq!(after.size, first.size);
+    assert_ne!(after.etag, first.etag);
+    ok(&shard(input, &out, "1/2"));
+    let refused = merge(&out);
+    assert_eq!(refused.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&refused.stderr);
+    assert!(e.contains("from another run"), "{e}");
+    assert!(!out.join("_SUCCESS").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn an_output_in_s3_is_published_whole_and_replaces_the_last() {
     let Some(endpoint) = moto() else { return };
     let dir = temp("s3-write");

@@ -239,6 +239,7 @@ impl TryFrom<&v1::ShardFile> for ShardFile {
                 len: f.len,
                 root: PathBuf::from(&f.root),
                 real: (!f.real.is_empty()).then(|| PathBuf::from(&f.real)),
+                version: None,
             },
             part,
         })

@@ -741,6 +741,7 @@ mod tests {
             len: 100,
             root: "s3://b".into(),
             real: None,
+            version: None,
         };
         let part = |start, end| ShardFile {
             file: file.clone(),
@@ -794,6 +795,7 @@ mod tests {
             len: std::fs::metadata(path).map(|m| m.len()).unwrap_or(0),
             root: path.to_path_buf(),
             real: None,
+            version: None,
         }
     }
 

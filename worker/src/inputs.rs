@@ -76,12 +76,13 @@ fn discover_objects(path: &Path, inputs: &mut Inputs) {
         Err(e) => return unread(inputs, e.message),
     };
     if listed.is_empty() {
-        match (url.key.is_empty(), store.size(&url.key)) {
-            (false, Ok(Some(len))) => inputs.files.push(InputFile {
+        match (url.key.is_empty(), store.head(&url.key)) {
+            (false, Ok(Some(object))) => inputs.files.push(InputFile {
                 path: root.clone(),
-                len,
+                len: object.size,
                 root,
                 real: None,
+                version: object.etag,
             }),
             (_, Err(e)) => unread(inputs, e.message),
             _ => unread(
@@ -99,6 +100,7 @@ fn discover_objects(path: &Path, inputs: &mut Inputs) {
                 len: o.size,
                 root: root.clone(),
                 real: None,
+                version: o.etag,
             });
         } else {
             inputs.unread.push(Unread {
@@ -214,6 +216,7 @@ pub fn discover<P: AsRef<Path>>(paths: &[P]) -> Inputs {
                     len: meta.len(),
                     root: path.to_path_buf(),
                     real: None,
+                    version: None,
                 });
             }
         }
@@ -318,6 +321,7 @@ fn walk(root: &Path, meta: &std::fs::Metadata, inputs: &mut Inputs, seen: &mut S
                     len: meta.len(),
                     root: PathBuf::new(),
                     real: None,
+                    version: None,
                 });
             }
         }

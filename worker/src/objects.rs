@@ -262,6 +262,8 @@ pub fn store(url: &ObjectUrl) -> Result<Store, ObjectError> {
 pub struct Listed {
     pub url: ObjectUrl,
     pub size: u64,
+    /// The store's ETag, when it gives one.
+    pub etag: Option<String>,
 }
 
 impl Store {
@@ -294,6 +296,7 @@ impl Store {
             .map(|m| Listed {
                 url: self.url(m.location.as_ref()),
                 size: m.size,
+                etag: m.e_tag,
             })
             .collect();
         out.sort_by(|a, b| a.url.key.cmp(&b.url.key));
@@ -325,9 +328,22 @@ impl Store {
     /// # Errors
     /// The request is refused for another reason.
     pub fn size(&self, key: &str) -> Result<Option<u64>, ObjectError> {
+        Ok(self.head(key)?.map(|l| l.size))
+    }
+
+    /// The object `key` as a listing shows it (size and ETag); `None` when
+    /// there is none.
+    ///
+    /// # Errors
+    /// The store cannot be asked.
+    pub fn head(&self, key: &str) -> Result<Option<Listed>, ObjectError> {
         let k = Key::from(key);
         match block_on(self.inner.head(&k)) {
-            Ok(m) => Ok(Some(m.size)),
+            Ok(m) => Ok(Some(Listed {
+                url: self.url(key),
+                size: m.size,
+                etag: m.e_tag,
+            })),
             Err(object_store::Error::NotFound { .. }) => Ok(None),
             Err(e) => Err(ObjectError::of(self.url(key), &e)),
         }

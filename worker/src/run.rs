@@ -202,12 +202,13 @@ fn fingerprint(files: &[InputFile], options: &RunOptions) -> String {
     format!("{:016x}", h.finish())
 }
 
-/// The inputs as found, for a fingerprint: paths, sizes and times (none
-/// for objects in object storage).
+/// The inputs as found, for a fingerprint: paths, sizes and times (for
+/// objects in object storage, which have no time here, their ETags).
 pub fn hash_files(files: &[InputFile], h: &mut impl Hasher) {
     for f in files {
         f.path.hash(h);
         f.len.hash(h);
+        f.version.hash(h);
         let modified = std::fs::metadata(&f.path)
             .and_then(|m| m.modified())
             .ok()

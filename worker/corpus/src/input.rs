@@ -15,6 +15,11 @@ pub struct InputFile {
     /// link (a cluster shard: the coordinator resolved and checked this
     /// path against its allowed roots). `None` opens `path` as it is.
     pub real: Option<PathBuf>,
+    /// What tells this version of an object from another of the same size
+    /// (its ETag), for the fingerprints that decide whether a stopped run
+    /// or a set of static shards saw the same inputs. `None` for local
+    /// files: their modification time is read instead.
+    pub version: Option<String>,
 }
 
 /// One file of a shard: the whole file, or a part of a big collection.

@@ -750,6 +750,7 @@ mod tests {
                 len: 99,
                 root: PathBuf::from("/in"),
                 real: Some(PathBuf::from("/real/b.sgf")),
+                version: None,
             },
             part,
         };
