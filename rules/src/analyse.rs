@@ -52,9 +52,13 @@ impl DeadSource {
     }
 }
 
-/// What the settler did for a game without marks.
-#[derive(Copy, Clone, Debug, PartialEq)]
+/// What the settler did for a game without marks: its whole answer and
+/// what the rows say of it.
+#[derive(Clone, Debug, PartialEq)]
 pub struct SettleFacts {
+    /// Every chain's fate as the settler decided it (before layer 5 or a
+    /// referee, which [`Analysis::dead`] reflects).
+    pub settlement: Settlement,
     /// The most expensive layer that decided any chain.
     pub deepest: Layer,
     /// The least sure decision, 0 to 1.
@@ -63,6 +67,18 @@ pub struct SettleFacts {
     pub stones_by_layer: [u32; Layer::ALL.len()],
     /// Chains the layers could not separate ([`crate::settle::ChainFate::is_open`]).
     pub open_chains: u32,
+}
+
+impl SettleFacts {
+    fn of(settlement: &Settlement) -> SettleFacts {
+        SettleFacts {
+            settlement: settlement.clone(),
+            deepest: settlement.deepest_layer(),
+            confidence: settlement.confidence(),
+            stones_by_layer: settlement.stones_by_layer(),
+            open_chains: settlement.open_chains().count() as u32,
+        }
+    }
 }
 
 /// A second opinion on the dead stones of the games the settler is unsure
@@ -331,12 +347,6 @@ impl Analyser {
         self
     }
 
-    /// The settler's answer for the last game it settled: every chain, with
-    /// the layer that decided it.
-    pub fn settlement(&self) -> &Settlement {
-        &self.settlement
-    }
-
     /// Replays `game` only: enough to tell whether it is worth scoring
     /// (most corpus games are resigned and never counted). A 大解放 game is
     /// replayed by the variant's replayer and reported as an ordinary
@@ -421,18 +431,16 @@ impl Analyser {
             Some(marks) => (dead_from_marks(&position, marks), DeadSource::Marks, None),
             None => {
                 self.settler.settle(&position, &mut self.settlement);
-                let s = &self.settlement;
-                let facts = SettleFacts {
-                    deepest: s.deepest_layer(),
-                    confidence: s.confidence(),
-                    stones_by_layer: s.stones_by_layer(),
-                    open_chains: s.open_chains().count() as u32,
-                };
-                (s.dead.clone(), DeadSource::Settled, Some(facts))
+                let facts = SettleFacts::of(&self.settlement);
+                (
+                    self.settlement.dead.clone(),
+                    DeadSource::Settled,
+                    Some(facts),
+                )
             }
         };
         let mut refereed = None;
-        if let (Some((referee, threshold)), Some(facts)) = (&self.referee, settled) {
+        if let (Some((referee, threshold)), Some(facts)) = (&self.referee, &settled) {
             if facts.confidence <= *threshold {
                 refereed = Some(
                     match referee.dead_stones(&position, game.info.komi.points, to_move_after(game))
@@ -544,14 +552,12 @@ impl Analyser {
             (dead_from_marks(&position, marks), DeadSource::Marks, None)
         } else {
             self.settler.settle(&position, &mut self.settlement);
-            let s = &self.settlement;
-            let facts = SettleFacts {
-                deepest: s.deepest_layer(),
-                confidence: s.confidence(),
-                stones_by_layer: s.stones_by_layer(),
-                open_chains: s.open_chains().count() as u32,
-            };
-            (s.dead.clone(), DeadSource::Settled, Some(facts))
+            let facts = SettleFacts::of(&self.settlement);
+            (
+                self.settlement.dead.clone(),
+                DeadSource::Settled,
+                Some(facts),
+            )
         };
         let counts = self.counter.count(&position, &dead);
         let verdicts = DAJIEFANG_RULE_SETS

@@ -66,7 +66,7 @@ fn an_unsure_game_counts_the_referees_stones_only() {
     let g = game(RING);
     let alone = Analyser::new().analyse(&g, KomiPolicy::Game);
     assert_eq!(alone.dead_source, DeadSource::Settled);
-    assert!(alone.settled.unwrap().confidence <= 0.6);
+    assert!(alone.settled.as_ref().unwrap().confidence <= 0.6);
     assert!(alone.refereed.is_none());
     // The referee names Black's two top stones of column c, one of them
     // twice, and an empty point (a1): only the stones count, once each.

@@ -667,7 +667,7 @@ fn without_marks_the_settler_finds_the_dead_stone() {
     assert_eq!(a.dead, vec![pt("be")]);
     assert_eq!(a.counts.dead, ByColor::new(0, 1));
     assert_eq!(a.verdict(RuleSet::JpdB).margin, -6.5);
-    let facts = a.settled.expect("the settler ran");
+    let facts = a.settled.as_ref().expect("the settler ran");
     assert!(facts.confidence > 0.0 && facts.confidence <= 1.0);
     assert_eq!(facts.stones_by_layer.iter().sum::<u32>(), 10 + 10);
     assert_eq!(a.verdict(RuleSet::TrompTaylor).margin, -33.5);

@@ -49,21 +49,14 @@ pub fn run(args: ScoreArgs) -> anyhow::Result<ExitCode> {
         )
     });
     if let Some(path) = &args.svg {
-        write_svg(
-            path, &args.file, args.game, &game, &analysis, states, &analyser,
-        )?;
+        write_svg(path, &args.file, args.game, &game, &analysis, states)?;
     }
     if args.json {
         println!(
             "{}",
             serde_json::to_string_pretty(&with_methods(
                 with_variant(
-                    to_json(
-                        &game,
-                        &analysis,
-                        states,
-                        analysis.settled.map(|_| analyser.settlement())
-                    ),
+                    to_json(&game, &analysis, states),
                     &analysis,
                     analyser.dajiefang_replayer().illegal_moves()
                 ),
@@ -78,8 +71,8 @@ pub fn run(args: ScoreArgs) -> anyhow::Result<ExitCode> {
         if let Some(m) = &methods {
             print_methods(m);
         }
-        if analysis.settled.is_some() {
-            print_unsure_chains(&game, analyser.settlement());
+        if let Some(facts) = &analysis.settled {
+            print_unsure_chains(&game, &facts.settlement);
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -93,12 +86,11 @@ fn write_svg(
     game: &Game<'_>,
     a: &Analysis,
     states: &[PointState],
-    analyser: &Analyser,
 ) -> anyhow::Result<()> {
     use verdict_worker::report::board::{board_svg, BoardView};
-    let doubtful: Vec<Point> = match a.settled {
-        Some(_) => analyser
-            .settlement()
+    let doubtful: Vec<Point> = match &a.settled {
+        Some(facts) => facts
+            .settlement
             .doubtful_chains()
             .flat_map(|c| verdict_rules::settle::chain_points(&a.position, c.anchor))
             .collect(),
@@ -411,12 +403,7 @@ fn chain_json(game: &Game<'_>, c: &ChainFate) -> serde_json::Value {
     })
 }
 
-fn to_json(
-    game: &Game<'_>,
-    a: &Analysis,
-    states: &[PointState],
-    settlement: Option<&Settlement>,
-) -> serde_json::Value {
+fn to_json(game: &Game<'_>, a: &Analysis, states: &[PointState]) -> serde_json::Value {
     let verdicts: serde_json::Map<String, serde_json::Value> = a
         .verdicts
         .iter()
@@ -443,12 +430,12 @@ fn to_json(
         "result": game.info.result.to_string(),
         "dead_source": a.dead_source.as_str(),
         "dead": a.dead.iter().map(|p| p.to_string()).collect::<Vec<_>>(),
-        "settle": a.settled.map(|f| json!({
+        "settle": a.settled.as_ref().map(|f| json!({
             "deepest_layer": f.deepest.as_str(),
             "confidence": f.confidence,
             "stones_by_layer": verdict_rules::settle::Layer::ALL.iter().zip(f.stones_by_layer).map(|(l, n)| (l.as_str().to_string(), json!(n))).collect::<serde_json::Map<_, _>>(),
             "open_chains": f.open_chains,
-            "chains": settlement.map(|s| s.chains.iter().map(|c| chain_json(game, c)).collect::<Vec<_>>()),
+            "chains": f.settlement.chains.iter().map(|c| chain_json(game, c)).collect::<Vec<_>>(),
         })),
         "board": board_lines(game, states),
         "counts": {

@@ -51,9 +51,9 @@ pub fn draw(row: &Row) -> Result<Drawn, String> {
         .filter(|(i, (_, v))| row.margin[*i].is_some_and(|m| m != v.margin))
         .map(|(_, (r, _))| r.id())
         .collect();
-    let doubtful = match a.settled {
-        Some(_) => analyser
-            .settlement()
+    let doubtful = match &a.settled {
+        Some(facts) => facts
+            .settlement
             .doubtful_chains()
             .flat_map(|c| verdict_rules::settle::chain_points(&a.position, c.anchor))
             .collect(),
