@@ -60,6 +60,20 @@
 //! budget. A big group in a race it cannot count to the end, or one that
 //! dies for want of a second eye while it still has many liberties, is
 //! left to the playouts, and is what the settler gets wrong most often.
+//! On the 1,767 KGS games without marks but with a numeric result, 50
+//! of the 109 results verdict does not reproduce have an open chain (52
+//! of the 1,658 it does); letting the result choose those chains (layer
+//! 5) reproduces 29 more, and in most of them the players counted dead a
+//! group the static guess left alive. Two cheap stand-ins for reading
+//! those groups were tried and dropped: guessing an open chain by its
+//! room (the empty points nearer to it than to the other colour; alive
+//! from 5, 7 or 10 points) gave 1,653 / 1,659 / 1,663 results but lost 8
+//! to 10 marked games; closing an open chain's room by the opponent's
+//! stones and reading it with the enclosure search gave one result more
+//! and no marked game, because 82 of 94 such rooms are beyond that
+//! search's 14 empty points. What is missing is a group reader with a
+//! move generator narrow enough for open groups (issue 20).
+//!
 //! The answer depends only on the position: the playouts' generator is
 //! seeded from it.
 
