@@ -87,7 +87,7 @@ fn ctrl_c_then_resume_equals_an_uninterrupted_run() {
     assert!(resumed.status.success(), "{}", stderr(&resumed));
     let text = String::from_utf8_lossy(&resumed.stdout);
     assert!(text.contains("resumed"), "the report says so: {text}");
-    assert_eq!(rows(&out), rows(&whole));
+    assert_same_rows(&out, &whole);
     assert_eq!(counts(&out), counts(&whole));
     assert_clean(&out);
     let _ = std::fs::remove_dir_all(&dir);
@@ -102,7 +102,7 @@ fn a_killed_run_resumes_from_its_last_part_and_a_fresh_run_starts_over() {
     child.wait().unwrap();
     let resumed = run_cmd(&corpus, &out, &["--resume"]).output().unwrap();
     assert!(resumed.status.success(), "{}", stderr(&resumed));
-    assert_eq!(rows(&out), rows(&whole));
+    assert_same_rows(&out, &whole);
     assert_eq!(counts(&out), counts(&whole));
     assert_clean(&out);
 
@@ -120,7 +120,7 @@ fn a_killed_run_resumes_from_its_last_part_and_a_fresh_run_starts_over() {
     let fresh = run_cmd(&corpus, &other, &[]).output().unwrap();
     assert!(fresh.status.success(), "{}", stderr(&fresh));
     assert!(!String::from_utf8_lossy(&fresh.stdout).contains("resumed"));
-    assert_eq!(rows(&other), rows(&whole));
+    assert_same_rows(&other, &whole);
     assert_clean(&other);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -284,6 +284,20 @@ pub fn rows_in(file: File) -> Result<u64, parquet::errors::ParquetError> {
     Ok(reader.metadata().file_metadata().num_rows().max(0) as u64)
 }
 
+/// The value of the key `key` in a Parquet file's metadata, if it has one
+/// (which run wrote a part: `verdict.run`).
+pub fn metadata_value(file: File, key: &str) -> Option<String> {
+    let reader = SerializedFileReader::new(file).ok()?;
+    reader
+        .metadata()
+        .file_metadata()
+        .key_value_metadata()?
+        .iter()
+        .find(|kv| kv.key == key)?
+        .value
+        .clone()
+}
+
 /// The non-null values of the string column `name` of a Parquet file (the
 /// game hashes of a part, for a resumed `--dedup` run).
 ///

@@ -208,6 +208,23 @@ impl Staging {
         self.dir.sub(GAMES)
     }
 
+    /// The published `games` folder of the output, if there is one: where a
+    /// run killed while publishing left the parts it had moved.
+    ///
+    /// # Errors
+    /// The output folder cannot be read.
+    pub fn published_games(&self) -> io::Result<Option<Dir>> {
+        match self.out.kind(GAMES)? {
+            Some(Kind::Dir) => self.out.sub(GAMES).map(Some),
+            _ => Ok(None),
+        }
+    }
+
+    /// Its name (a run's, in the `verdict.run` metadata of its parts).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
     /// Removes the staging folder and all it holds; the published output
     /// is untouched.
     ///

@@ -84,6 +84,8 @@ pub enum RunError {
     },
     #[error("nothing to resume in {0}: no stopped run with these inputs and options (a run started without --resume removes them)")]
     NothingToResume(String),
+    #[error("the stopped run in {path} lists parts that are gone ({missing}): it cannot be resumed; run again without --resume to start over")]
+    PartsGone { path: String, missing: String },
 }
 
 /// What a finished (or stopped) run reports.
@@ -221,8 +223,16 @@ pub fn hash_files(files: &[InputFile], h: &mut impl Hasher) {
 /// The journal of a run in its staging folder: what its finished parts
 /// hold. Written after every part, read by `--resume`.
 const JOURNAL: &str = "journal.json";
-/// The summary of the journal's parts (a prost-encoded `ShardSummary`).
-const JOURNAL_SUMMARY: &str = "journal-summary.pb";
+/// The summary of the journal's parts (a prost-encoded `ShardSummary`)
+/// is in a file of its own, named by the journal's generation: written
+/// before the journal that names it, so a process killed between the two
+/// writes leaves the old journal with the old summary, never a summary
+/// that counts a part the journal does not list.
+const JOURNAL_SUMMARY_PREFIX: &str = "journal-summary-";
+
+fn journal_summary_name(generation: u64) -> String {
+    format!("{JOURNAL_SUMMARY_PREFIX}{generation:08}.pb")
+}
 
 #[derive(Debug, Default, Clone)]
 struct Journal {
@@ -234,6 +244,8 @@ struct Journal {
     parts: Vec<(String, u64)>,
     duplicates: u64,
     started_unix: u64,
+    /// How many times the journal was written; names its summary file.
+    generation: u64,
 }
 
 impl Journal {
@@ -244,6 +256,8 @@ impl Journal {
             "items": self.items,
             "duplicates": self.duplicates,
             "started_unix": self.started_unix,
+            "generation": self.generation,
+            "summary": journal_summary_name(self.generation),
             "parts": self.parts.iter().map(|(n, r)| serde_json::json!({"name": n, "rows": r})).collect::<Vec<_>>(),
         })
     }
@@ -255,6 +269,7 @@ impl Journal {
             items: v["items"].as_u64()?,
             duplicates: v["duplicates"].as_u64()?,
             started_unix: v["started_unix"].as_u64()?,
+            generation: v["generation"].as_u64()?,
             parts: v["parts"]
                 .as_array()?
                 .iter()
@@ -268,20 +283,26 @@ impl Journal {
         let v: serde_json::Value = serde_json::from_reader(std::io::BufReader::new(file)).ok()?;
         let journal = Journal::from_json(&v)?;
         let mut bytes = Vec::new();
-        std::io::Read::read_to_end(&mut dir.open_file(JOURNAL_SUMMARY).ok()?, &mut bytes).ok()?;
+        let named = journal_summary_name(journal.generation);
+        std::io::Read::read_to_end(&mut dir.open_file(named).ok()?, &mut bytes).ok()?;
         let pb = verdict_proto::v1::ShardSummary::decode(&bytes[..]).ok()?;
         let mut summary = Summary::default();
         verdict_proto::add_summary(&mut summary, &pb);
         Some((journal, summary))
     }
 
-    fn write(&self, dir: &Dir, summary: &Summary) -> std::io::Result<()> {
+    /// Writes the summary, then the journal naming it, then drops the
+    /// summary the previous journal named.
+    fn write(&mut self, dir: &Dir, summary: &Summary) -> std::io::Result<()> {
         let pb: verdict_proto::v1::ShardSummary = summary.into();
-        dir.write_bytes(JOURNAL_SUMMARY, &pb.encode_to_vec())?;
+        let previous = self.generation;
+        self.generation += 1;
+        dir.write_bytes(journal_summary_name(self.generation), &pb.encode_to_vec())?;
         dir.write_bytes(
             JOURNAL,
             &serde_json::to_vec_pretty(&self.to_json()).expect("JSON of plain values"),
-        )
+        )?;
+        dir.remove_file(journal_summary_name(previous))
     }
 }
 
@@ -342,11 +363,18 @@ pub fn run(
         _ => {
             let mut s = Summary::new(options.all_pairs, &options.rules);
             s.sweep = options.komi_sweep.clone();
-            let j = Journal {
+            let mut j = Journal {
                 fingerprint,
                 started_unix: unix_now(),
                 ..Journal::default()
             };
+            // Journaled from the start: a run killed before its first part
+            // is one that --resume takes up (from nothing).
+            j.write(staging.dir(), &s)
+                .map_err(|source| RunError::Journal {
+                    path: staging.path().display().to_string(),
+                    source,
+                })?;
             (j, s)
         }
     };
@@ -391,22 +419,64 @@ pub fn run(
     Ok(report)
 }
 
-/// Removes from a resumed run's parts what its journal does not list: the
-/// temporary file of a part cut short, a part finished but not recorded.
+/// Puts a resumed run's parts back as its journal lists them. Removed:
+/// what the journal does not list (the temporary file of a part cut short,
+/// a part finished but not recorded, a summary written for a journal that
+/// was not) and parts another run wrote (the previous output, swapped in
+/// by a publish that was killed before it ended). Moved back from the
+/// published `games` folder: the journal's parts a killed publish had
+/// moved there, known by the run named in their metadata.
 fn tidy(staging: &Staging, journal: &Journal) -> Result<(), RunError> {
+    let dir = staging.dir();
+    let at = |d: &Dir| {
+        let path = d.path().display().to_string();
+        move |source| RunError::Journal { path, source }
+    };
+    let named = journal_summary_name(journal.generation);
+    for e in dir.entries().map_err(at(dir))? {
+        let name = e.name.to_string_lossy();
+        if name.starts_with(JOURNAL_SUMMARY_PREFIX) && name != named.as_str() {
+            dir.remove_file(&e.name).map_err(at(dir))?;
+        }
+    }
     let games = staging.games().map_err(|source| RunError::CreateOut {
         path: staging.path().display().to_string(),
         source,
     })?;
-    let io = |source| RunError::Journal {
-        path: games.path().display().to_string(),
-        source,
+    let ours = |d: &Dir, name: &str| {
+        d.open_file(name)
+            .ok()
+            .and_then(|f| crate::parquet_out::metadata_value(f, "verdict.run"))
+            .as_deref()
+            == Some(staging.name())
     };
-    for e in games.entries().map_err(io)? {
+    let listed = |name: &str| journal.parts.iter().any(|(p, _)| p == name);
+    for e in games.entries().map_err(at(&games))? {
         let name = e.name.to_string_lossy();
-        if !journal.parts.iter().any(|(p, _)| *p == name) {
-            games.remove_tree(&e.name).map_err(io)?;
+        if !listed(&name) || !ours(&games, &name) {
+            games.remove_tree(&e.name).map_err(at(&games))?;
         }
+    }
+    let published = staging.published_games().map_err(at(dir))?;
+    for (name, _) in &journal.parts {
+        if games.kind(name).map_err(at(&games))?.is_some() {
+            continue;
+        }
+        if let Some(p) = published.as_ref().filter(|p| ours(p, name)) {
+            p.rename(name, &games, name).map_err(at(p))?;
+        }
+    }
+    let mut missing = Vec::new();
+    for (name, _) in &journal.parts {
+        if games.kind(name).map_err(at(&games))?.is_none() {
+            missing.push(name.as_str());
+        }
+    }
+    if !missing.is_empty() {
+        return Err(RunError::PartsGone {
+            path: staging.path().display().to_string(),
+            missing: missing.join(", "),
+        });
     }
     Ok(())
 }
@@ -691,6 +761,116 @@ mod tests {
             }
         }
         out
+    }
+
+    /// A run stopped after `chunks` chunks into `options.out`.
+    fn stopped_after(files: &[InputFile], options: &RunOptions, chunks: usize) -> RunReport {
+        let stop = AtomicBool::new(false);
+        let mut seen = 0;
+        let mut count = |_: Progress| {
+            seen += 1;
+            if seen == chunks {
+                stop.store(true, Ordering::Relaxed);
+            }
+        };
+        let report = run(
+            files,
+            options,
+            false,
+            Hooks {
+                progress: Some(&mut count),
+                stop: Some(&stop),
+                ..Hooks::default()
+            },
+        )
+        .unwrap();
+        assert!(report.stopped);
+        report
+    }
+
+    fn staging_of(out: &Path) -> PathBuf {
+        let mut runs: Vec<PathBuf> = std::fs::read_dir(out.join(STAGING))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.is_dir())
+            .collect();
+        assert_eq!(runs.len(), 1, "{runs:?}");
+        runs.pop().unwrap()
+    }
+
+    /// The states a kill -9 can leave inside a publish or a journal write,
+    /// made by hand: each is taken up by --resume with the rows and summary
+    /// of a run never stopped.
+    #[test]
+    fn resume_takes_up_a_run_killed_while_publishing_or_journaling() {
+        let dir = std::env::temp_dir().join(format!("verdict-run-kill-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let corpus = dir.join("corpus");
+        write_corpus(
+            &SynthOptions {
+                games: 30,
+                ..SynthOptions::default()
+            },
+            &corpus,
+            5,
+        )
+        .unwrap();
+        let files = discover(&[&corpus]).files;
+        let options = |name: &str| RunOptions {
+            out: dir.join(name),
+            threads: 1,
+            chunk_games: 4,
+            part_rows: 4,
+            ..RunOptions::default()
+        };
+        let whole = run(&files, &options("whole"), false, Hooks::default()).unwrap();
+        let check = |name: &str| {
+            let again = run(&files, &options(name), true, Hooks::default()).unwrap();
+            assert!(!again.stopped);
+            assert_eq!(again.summary, whole.summary, "{name}");
+            assert_eq!(identities(&again.parts), identities(&whole.parts), "{name}");
+            assert!(!dir.join(name).join(STAGING).read_dir().unwrap().any(|e| e
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .starts_with("run-")));
+        };
+
+        // Killed after moving the parts into place, before the marker.
+        stopped_after(&files, &options("moved"), 3);
+        let staging = staging_of(&dir.join("moved"));
+        std::fs::rename(staging.join(GAMES), dir.join("moved").join(GAMES)).unwrap();
+        check("moved");
+
+        // Killed after swapping the new parts with a previous output's
+        // (of other inputs, parts of the same names).
+        run(&files[1..], &options("swapped"), false, Hooks::default()).unwrap();
+        stopped_after(&files, &options("swapped"), 2);
+        let out = dir.join("swapped");
+        let staging = staging_of(&out);
+        std::fs::rename(out.join(GAMES), dir.join("old")).unwrap();
+        std::fs::rename(staging.join(GAMES), out.join(GAMES)).unwrap();
+        std::fs::rename(dir.join("old"), staging.join(GAMES)).unwrap();
+        check("swapped");
+
+        // Killed between a summary and the journal naming it: a summary of
+        // a part the journal does not list is never read.
+        stopped_after(&files, &options("journal"), 3);
+        let staging = staging_of(&dir.join("journal"));
+        std::fs::write(staging.join(journal_summary_name(999)), b"junk").unwrap();
+        std::fs::write(staging.join(GAMES).join("part-99999.parquet"), b"junk").unwrap();
+        check("journal");
+
+        // A part gone altogether: the resume refuses and says to start over.
+        stopped_after(&files, &options("gone"), 3);
+        let staging = staging_of(&dir.join("gone"));
+        std::fs::remove_file(staging.join(GAMES).join(part_name(0))).unwrap();
+        let refused = run(&files, &options("gone"), true, Hooks::default());
+        assert!(
+            matches!(&refused, Err(RunError::PartsGone { missing, .. }) if missing == &part_name(0)),
+            "{refused:?}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -297,6 +297,44 @@ pub fn rows(out: &Path) -> Vec<String> {
     rows
 }
 
+/// Two outputs hold the same rows (as multisets); when they do not, says
+/// how many each has and which rows only one of them holds, so a failure
+/// far away (in CI) can be read without running it again.
+pub fn assert_same_rows(got: &Path, want: &Path) {
+    let (a, b) = (rows(got), rows(want));
+    if a == b {
+        return;
+    }
+    let mut only_got = a.clone();
+    let mut only_want = Vec::new();
+    for r in &b {
+        match only_got.iter().position(|x| x == r) {
+            Some(i) => {
+                only_got.swap_remove(i);
+            }
+            None => only_want.push(r.clone()),
+        }
+    }
+    let show = |v: &[String]| {
+        v.iter()
+            .take(3)
+            .map(|r| r.chars().take(300).collect::<String>())
+            .collect::<Vec<_>>()
+            .join("\n    ")
+    };
+    panic!(
+        "{} has {} rows, {} has {}\n  only in the first ({}):\n    {}\n  only in the second ({}):\n    {}",
+        got.display(),
+        a.len(),
+        want.display(),
+        b.len(),
+        only_got.len(),
+        show(&only_got),
+        only_want.len(),
+        show(&only_want)
+    );
+}
+
 /// A run's `summary.json` as written, `provenance` included.
 pub fn summary(out: &Path) -> Value {
     serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap()
