@@ -283,6 +283,15 @@ pub enum Referee {
     Gnugo,
 }
 
+impl Referee {
+    /// The name options, provenance and jobs call it by.
+    pub const fn id(self) -> &'static str {
+        match self {
+            Referee::Gnugo => "gnugo",
+        }
+    }
+}
+
 /// A confidence from 0 to 1.
 fn confidence(s: &str) -> Result<f32, String> {
     match s.parse::<f32>() {

@@ -215,3 +215,74 @@ fn gnu_go_referees_the_unsure_game() {
     assert_eq!((&*ring["dead_b"], &*ring["dead_w"]), ("0", "0"));
     assert_eq!(rows["marked.sgf"]["referee"], "null");
 }
+
+/// `verdict submit --referee gnugo`: the job's options carry the referee
+/// to every worker, each asks its own (`verdict worker --gnugo-bin`), and
+/// the job's rows are the local run's with the same referee. A worker that
+/// cannot start it fails the shard saying so, and the job ends with that
+/// reason instead of going round.
+#[test]
+fn a_cluster_job_asks_each_workers_referee() {
+    let dir = temp("referee-job");
+    let corpus = corpus(&dir);
+    let fake = fake_gtp(&dir, "C9 C8", 1000);
+    let fake = fake.to_str().unwrap();
+    let local = dir.join("local");
+    assert_ok(&run(
+        &corpus,
+        &local,
+        &["--referee", "gnugo", "--gnugo-bin", fake],
+    ));
+
+    let (server, addr) = serve(&dir, "127.0.0.1:0", &["--max-attempts", "2"]);
+    let w = worker(&dir, &addr, "w", &["-j", "1", "--gnugo-bin", fake]);
+    let submit = |out: &Path| {
+        json_of(&client(
+            &addr,
+            &[
+                "submit",
+                "--json",
+                corpus.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+                "--referee",
+                "gnugo",
+                "--referee-threshold",
+                "0.6",
+            ],
+        ))["id"]
+            .as_u64()
+            .unwrap()
+    };
+    let out = dir.join("job");
+    let job = submit(&out);
+    let end = wait_for_end(&addr, job, &[&w, &server]);
+    assert_eq!(end["state"], "done", "{end}");
+    let rows = rows_by_file(&out);
+    assert_eq!(rows["ring.sgf"]["referee"], "decided");
+    assert_eq!(rows["ring.sgf"]["dead_source"], "referee");
+    assert_eq!(rows["marked.sgf"]["referee"], "null");
+    assert_same_rows(&out, &local);
+    assert_eq!(
+        summary(&out)["provenance"]["options"]["referee"]["program"],
+        "gnugo"
+    );
+    drop(w);
+
+    // A worker without GNU Go.
+    let w = worker(
+        &dir,
+        &addr,
+        "bare",
+        &["-j", "1", "--gnugo-bin", "/nonexistent/gnugo"],
+    );
+    let job = submit(&dir.join("job-bare"));
+    let end = wait_for_end(&addr, job, &[&w, &server]);
+    assert_eq!(end["state"], "done with failures", "{end}");
+    let reason = end["failures"][0]["reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains("--referee gnugo") && reason.contains("--gnugo-bin"),
+        "{end}"
+    );
+    assert!(!dir.join("job-bare/summary.json").exists());
+}

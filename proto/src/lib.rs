@@ -37,6 +37,10 @@ pub enum ConvertError {
     BadKomi(String),
     #[error("byte range {start}..{end} of a file is empty")]
     EmptyPart { start: u64, end: u64 },
+    #[error("unknown referee {0:?}; known: gnugo")]
+    UnknownReferee(String),
+    #[error("referee threshold {0} is not a confidence from 0 to 1")]
+    BadThreshold(String),
     #[error("a game range {first}..{last} (protocol 2 and before): run the same verdict version on the coordinator and the workers")]
     GameRange { first: u64, last: u64 },
 }
@@ -62,8 +66,36 @@ impl From<&RunOptions> for v1::AnalysisOptions {
                 .assume_rules
                 .map(|r| r.id().to_string())
                 .unwrap_or_default(),
+            referee: o.referee.as_ref().map(|r| v1::RefereeRequest {
+                name: r.name.clone(),
+                threshold: r.threshold,
+            }),
         }
     }
+}
+
+/// The referee a job's options ask for, not started (each worker starts
+/// its own).
+///
+/// # Errors
+/// A referee verdict does not know, or a threshold outside 0 to 1.
+pub fn referee_choice(
+    o: &v1::AnalysisOptions,
+) -> Result<Option<verdict_corpus::options::RefereeChoice>, ConvertError> {
+    let Some(r) = &o.referee else {
+        return Ok(None);
+    };
+    if r.name != "gnugo" {
+        return Err(ConvertError::UnknownReferee(r.name.clone()));
+    }
+    if !(0.0..=1.0).contains(&r.threshold) {
+        return Err(ConvertError::BadThreshold(r.threshold.to_string()));
+    }
+    Ok(Some(verdict_corpus::options::RefereeChoice {
+        name: r.name.clone(),
+        threshold: r.threshold,
+        referee: None,
+    }))
 }
 
 /// The run options a job's analysis options mean, writing to `out` on
@@ -112,6 +144,7 @@ pub fn run_options(
         out,
         threads,
         assume_rules,
+        referee: referee_choice(o)?,
         komi,
         include_unfinished: o.include_unfinished,
         all_pairs: o.all_pairs,
@@ -274,6 +307,37 @@ mod tests {
             run_options(&bad, PathBuf::new(), 0),
             Err(ConvertError::UnknownRuleSet(..))
         ));
+    }
+
+    #[test]
+    fn a_referee_crosses_the_wire_by_name_and_is_started_by_nobody() {
+        let wire = v1::AnalysisOptions {
+            referee: Some(v1::RefereeRequest {
+                name: "gnugo".into(),
+                threshold: 0.75,
+            }),
+            ..Default::default()
+        };
+        let o = run_options(&wire, PathBuf::new(), 0).unwrap();
+        let choice = o.referee.as_ref().unwrap();
+        assert_eq!((choice.name.as_str(), choice.threshold), ("gnugo", 0.75));
+        assert_eq!(o.unstarted_referee(), Some("gnugo"));
+        assert_eq!(v1::AnalysisOptions::from(&o).referee, wire.referee);
+        for (name, threshold, want) in [
+            ("katago", 0.5, "unknown referee"),
+            ("gnugo", 1.5, "not a confidence"),
+            ("gnugo", f32::NAN, "not a confidence"),
+        ] {
+            let bad = v1::AnalysisOptions {
+                referee: Some(v1::RefereeRequest {
+                    name: name.into(),
+                    threshold,
+                }),
+                ..Default::default()
+            };
+            let e = run_options(&bad, PathBuf::new(), 0).unwrap_err();
+            assert!(e.to_string().contains(want), "{e}");
+        }
     }
 
     #[test]

@@ -98,6 +98,26 @@ pub trait Referee: Send + Sync + std::fmt::Debug {
     ) -> Result<Vec<Point>, String>;
 }
 
+/// The referee's dead stones of `position` as verdict takes them: only
+/// stones (a referee may name an empty point), each once, row by row from
+/// the top. The one way verdict asks a referee, for a run and for
+/// `verdict eval` alike.
+///
+/// # Errors
+/// The referee's own: why it gave no answer.
+pub fn ask_referee(
+    referee: &dyn Referee,
+    position: &Position,
+    komi: f64,
+    to_move: Color,
+) -> Result<Vec<Point>, String> {
+    let mut theirs = referee.dead_stones(position, komi, to_move)?;
+    theirs.retain(|&p| position.get(p).is_some());
+    theirs.sort_unstable_by_key(|p| (p.y(), p.x()));
+    theirs.dedup();
+    Ok(theirs)
+}
+
 /// What the referee did for a game it was asked about.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Refereed {
@@ -443,13 +463,13 @@ impl Analyser {
         if let (Some((referee, threshold)), Some(facts)) = (&self.referee, &settled) {
             if facts.confidence <= *threshold {
                 refereed = Some(
-                    match referee.dead_stones(&position, game.info.komi.points, to_move_after(game))
-                    {
-                        Ok(mut theirs) => {
-                            // Only stones can be dead, each named once.
-                            theirs.retain(|&p| position.get(p).is_some());
-                            theirs.sort_unstable_by_key(|p| (p.y(), p.x()));
-                            theirs.dedup();
+                    match ask_referee(
+                        referee.as_ref(),
+                        &position,
+                        game.info.komi.points,
+                        to_move_after(game),
+                    ) {
+                        Ok(theirs) => {
                             dead = theirs;
                             dead_source = DeadSource::Referee;
                             Refereed::Decided

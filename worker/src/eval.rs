@@ -12,14 +12,15 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use verdict_rules::analyse::{
-    open_statuses_from_result, recorded_margin, rule_set_of, Analyser, KomiPolicy,
+    ask_referee, open_statuses_from_result, recorded_margin, rule_set_of, Analyser, KomiPolicy,
+    Referee,
 };
 use verdict_rules::game::Game;
 use verdict_rules::score::{verdict, Counter, Position, RuleSet, Terms, Verdict};
 use verdict_rules::settle::{Settlement, Settler};
 use verdict_rules::{Color, Point};
 
-pub use verdict_lab::gnugo::{GnuGo, GnuGoError, GnuGoReferee};
+pub use verdict_lab::gnugo::{GnuGoError, GnuGoReferee};
 
 use crate::engine::{self, Item, Tally};
 use crate::inputs::InputFile;
@@ -147,6 +148,9 @@ pub struct Outcome {
     pub elapsed: Duration,
     /// Why the settler gave no answer (GNU Go failing on a position).
     pub error: Option<String>,
+    /// How sure the answer is ([`Settlement::confidence`]; 1 for an
+    /// outside settler's): what picks the games a referee is asked about.
+    pub confidence: f32,
 }
 
 /// Totals for one settler over all cases.
@@ -414,6 +418,7 @@ pub fn settle_all(cases: &[Case], seed: u64, with_result: bool) -> (Vec<Outcome>
             dead: settlement.dead.clone(),
             elapsed,
             error: None,
+            confidence: settlement.confidence(),
         });
         if !with_result {
             continue;
@@ -438,41 +443,28 @@ pub fn settle_all(cases: &[Case], seed: u64, with_result: bool) -> (Vec<Outcome>
             dead,
             elapsed: elapsed + t.elapsed(),
             error: None,
+            confidence: settlement.confidence(),
         });
     }
     (plain, layer5)
 }
 
-/// The cases whose settlement (seed 0, as `verdict run` settles) is no
-/// surer than `threshold` ([`Settlement::confidence`]): the games a
-/// referee is asked about.
-pub fn uncertain(cases: &[Case], threshold: f32) -> Vec<usize> {
-    let mut settler = Settler::new();
-    let mut settlement = Settlement::default();
-    cases
-        .iter()
-        .enumerate()
-        .filter_map(|(k, case)| {
-            settler.settle(&case.position, &mut settlement);
-            (settlement.confidence() <= threshold).then_some(k)
-        })
-        .collect()
-}
-
-/// `ours` with GNU Go's dead stones on the cases verdict is unsure of
-/// ([`uncertain`] at `threshold`), its time added to verdict's on those:
-/// the opt-in referee. Returns the outcomes and the cases GNU Go decided
-/// (a position it refuses keeps verdict's answer).
+/// `ours` with the referee's dead stones on the cases `ours` is no surer
+/// of than `threshold` (their [`Outcome::confidence`]), its time added to
+/// verdict's on those: the opt-in referee, asked as `verdict run` asks it
+/// ([`ask_referee`]). Returns the outcomes and the cases it decided (a
+/// position it gives no answer for keeps verdict's).
 pub fn refereed(
     cases: &[Case],
     ours: &[Outcome],
     threshold: f32,
-    program: &str,
+    referee: &dyn Referee,
     threads: usize,
-) -> Result<(Vec<Outcome>, Vec<usize>), GnuGoError> {
-    let asked = uncertain(cases, threshold);
-    let subset: Vec<Case> = asked.iter().map(|&k| cases[k].clone()).collect();
-    let theirs = gnugo_all(&subset, program, threads)?;
+) -> (Vec<Outcome>, Vec<usize>) {
+    let asked: Vec<usize> = (0..cases.len())
+        .filter(|&k| ours[k].confidence <= threshold)
+        .collect();
+    let theirs = ask_all(cases, &asked, referee, threads);
     let mut out = ours.to_vec();
     let mut decided = Vec::with_capacity(asked.len());
     for (&k, t) in asked.iter().zip(theirs) {
@@ -482,59 +474,58 @@ pub fn refereed(
             decided.push(k);
         }
     }
-    Ok((out, decided))
+    (out, decided)
 }
 
-/// GNU Go on every case, `threads` processes at once.
-pub fn gnugo_all(
-    cases: &[Case],
-    program: &str,
-    threads: usize,
-) -> Result<Vec<Outcome>, GnuGoError> {
-    let threads = threads.max(1);
-    let dir = std::env::temp_dir();
-    // Each process gets an equal share of the cases, in order.
-    let chunk = cases.len().div_ceil(threads).max(1);
-    let results: Vec<Result<Vec<Outcome>, GnuGoError>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = cases
-            .chunks(chunk)
-            .enumerate()
-            .map(|(k, part)| {
-                let scratch = dir.join(format!("verdict-gnugo-{}-{k}.sgf", std::process::id()));
-                scope.spawn(move || -> Result<Vec<Outcome>, GnuGoError> {
-                    let mut gnugo = GnuGo::start(program, scratch)?;
-                    let mut out = Vec::with_capacity(part.len());
-                    for case in part {
-                        let t = Instant::now();
-                        let (dead, error) = match gnugo.dead_stones(
-                            &case.position,
-                            case.terms.komi,
-                            case.to_move,
-                        ) {
-                            Ok(dead) => (dead, None),
-                            Err(GnuGoError::Refused { answer, .. }) => (Vec::new(), Some(answer)),
-                            Err(e) => return Err(e),
+/// An outside settler (GNU Go) on every case, `threads` questions at once.
+pub fn referee_all(cases: &[Case], referee: &dyn Referee, threads: usize) -> Vec<Outcome> {
+    let all: Vec<usize> = (0..cases.len()).collect();
+    ask_all(cases, &all, referee, threads)
+}
+
+/// The referee's answers on `cases[k]` for each `k` of `which`, in that
+/// order, from `threads` threads taking the next case as they get free.
+fn ask_all(cases: &[Case], which: &[usize], referee: &dyn Referee, threads: usize) -> Vec<Outcome> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut answers: Vec<(usize, Outcome)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads.clamp(1, which.len().max(1)))
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut got = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(&k) = which.get(i) else {
+                            return got;
                         };
-                        out.push(Outcome {
-                            dead,
-                            elapsed: t.elapsed(),
-                            error,
-                        });
+                        let case = &cases[k];
+                        let t = Instant::now();
+                        let answer =
+                            ask_referee(referee, &case.position, case.terms.komi, case.to_move);
+                        let elapsed = t.elapsed();
+                        let (dead, error) = match answer {
+                            Ok(dead) => (dead, None),
+                            Err(why) => (Vec::new(), Some(why)),
+                        };
+                        got.push((
+                            i,
+                            Outcome {
+                                dead,
+                                elapsed,
+                                error,
+                                confidence: 1.0,
+                            },
+                        ));
                     }
-                    Ok(out)
                 })
             })
             .collect();
         handles
             .into_iter()
-            .map(|h| h.join().expect("GNU Go thread does not panic"))
+            .flat_map(|h| h.join().expect("a referee thread does not panic"))
             .collect()
     });
-    let mut all = Vec::with_capacity(cases.len());
-    for r in results {
-        all.extend(r?);
-    }
-    Ok(all)
+    answers.sort_unstable_by_key(|(i, _)| *i);
+    answers.into_iter().map(|(_, o)| o).collect()
 }
 
 /// A board diagram of a case with both answers: `X`/`O` stones alive in

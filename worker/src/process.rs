@@ -33,6 +33,8 @@ pub struct Config {
     /// a finished shard is reported for as long too.
     pub drain: Duration,
     pub log_json: bool,
+    /// The GNU Go program, started when a job asks for `--referee gnugo`.
+    pub gnugo_bin: String,
 }
 
 /// How a worker process ended, when it ended on its own.
@@ -160,6 +162,9 @@ struct Worker {
     /// When the stop signal came: a finished shard is reported until
     /// `drain` after it, not forever.
     stopped_at: Option<Instant>,
+    gnugo_bin: String,
+    /// Started for the first job that asks for it, kept for the next.
+    gnugo: Option<Arc<crate::eval::GnuGoReferee>>,
 }
 
 /// A shard finished whose completion the coordinator never heard.
@@ -218,6 +223,8 @@ pub fn run(config: Config) -> Result<Stopped, ProcessError> {
             drain: config.drain,
             stop,
             stopped_at: None,
+            gnugo_bin: config.gnugo_bin.clone(),
+            gnugo: None,
         };
         match w
             .run()
@@ -364,13 +371,25 @@ impl Worker {
             PathBuf::from(&lease.out),
             0,
         );
-        let (files, options) = match (files, options) {
+        let (files, mut options) = match (files, options) {
             (Ok(f), Ok(o)) => (f, o),
             (Err(e), _) | (_, Err(e)) => {
                 self.give_up(id, &format!("bad lease: {e}"), false).await;
                 return None;
             }
         };
+        if let Some(choice) = options.referee.as_mut() {
+            match self.referee().await {
+                Ok(r) => choice.referee = Some(r),
+                Err(why) => {
+                    // Counted as an attempt: a job no worker can referee
+                    // fails with this reason instead of going round.
+                    tracing::warn!(lease = format!("{id:016x}"), error = %why, "cannot start the job's referee");
+                    self.give_up(id, &why, false).await;
+                    return None;
+                }
+            }
+        }
         if lease.staging.is_empty() {
             self.give_up(id, "bad lease: no staging folder", false)
                 .await;
@@ -531,6 +550,27 @@ impl Worker {
                 }
             }
         }
+    }
+
+    /// GNU Go for a job's `--referee gnugo`: started once (off the async
+    /// threads), then shared by every shard.
+    async fn referee(&mut self) -> Result<Arc<dyn verdict_rules::analyse::Referee>, String> {
+        if let Some(g) = &self.gnugo {
+            return Ok(g.clone());
+        }
+        let program = self.gnugo_bin.clone();
+        let started = tokio::task::spawn_blocking(move || crate::eval::GnuGoReferee::start(&program))
+            .await
+            .map_err(|e| format!("starting GNU Go: {e}"))?
+            .map_err(|e| {
+                format!(
+                    "the job asks for --referee gnugo and worker {} cannot start GNU Go ({}): {e}; install it on the workers or start them with --gnugo-bin",
+                    self.name, self.gnugo_bin
+                )
+            })?;
+        let g = Arc::new(started);
+        self.gnugo = Some(g.clone());
+        Ok(g)
     }
 
     async fn give_up(&mut self, lease: u64, reason: &str, release: bool) {

@@ -86,6 +86,8 @@ pub enum RunError {
     NothingToResume(String),
     #[error("the stopped run in {path} lists parts that are gone ({missing}): it cannot be resumed; run again without --resume to start over")]
     PartsGone { path: String, missing: String },
+    #[error("the options ask for the referee {0}, which was not started")]
+    RefereeNotStarted(String),
 }
 
 /// What a finished (or stopped) run reports.
@@ -148,7 +150,7 @@ pub fn analyser(options: &RunOptions) -> Analyser {
         .use_record_result(options.settle_with_result)
         .assume_rules(options.assume_rules)
         .referee(
-            referee.map(|r| r.referee.clone()),
+            referee.and_then(|r| r.referee.clone()),
             referee.map_or(0.0, |r| r.threshold),
         )
 }
@@ -342,6 +344,9 @@ pub fn run(
     mut hooks: Hooks<'_>,
 ) -> Result<RunReport, RunError> {
     let start = Instant::now();
+    if let Some(name) = options.unstarted_referee() {
+        return Err(RunError::RefereeNotStarted(name.to_string()));
+    }
     let out = crate::confined::resolve(&options.out).map_err(|source| RunError::CreateOut {
         path: options.out.display().to_string(),
         source,

@@ -58,6 +58,8 @@ pub enum ShardError {
     Write(#[from] WriteError),
     #[error("cannot put the part in the job's bucket: {0}")]
     Upload(String),
+    #[error("the job asks for the referee {0}, which this worker did not start")]
+    RefereeNotStarted(String),
 }
 
 /// Analyses `files` on `pool`, writes the part to `target`, and returns the
@@ -79,6 +81,9 @@ pub fn run_shard(
     games: &AtomicU64,
     cancel: &AtomicBool,
 ) -> Result<ShardOutcome, ShardError> {
+    if let Some(name) = options.unstarted_referee() {
+        return Err(ShardError::RefereeNotStarted(name.to_string()));
+    }
     // A staging place in a bucket: the part is written locally, then put
     // there under its lease's name (created once, never replacing).
     let remote = crate::objects::is_url(&target.dir);

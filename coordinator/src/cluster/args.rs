@@ -133,6 +133,10 @@ pub struct WorkerArgs {
     /// Log JSON lines instead of text.
     #[arg(long)]
     pub log_json: bool,
+    /// The GNU Go program, for jobs submitted with --referee gnugo
+    /// (`gnugo` on the PATH or in /usr/games).
+    #[arg(long = "gnugo-bin", default_value = "gnugo", value_name = "PATH")]
+    pub gnugo_bin: String,
 }
 
 #[derive(Debug, Args)]
@@ -148,6 +152,10 @@ pub struct SubmitArgs {
     pub out: PathBuf,
     #[command(flatten)]
     pub analysis: crate::cli::AnalysisArgs,
+    /// Every worker asks its own referee (each needs it installed; see
+    /// `verdict worker --gnugo-bin`).
+    #[command(flatten)]
+    pub referee: crate::cli::RefereeArgs,
     /// Target shard size in bytes (default: the coordinator's).
     #[arg(long, value_name = "BYTES")]
     pub shard_bytes: Option<u64>,

@@ -181,6 +181,10 @@ pub fn submit(args: SubmitArgs) -> anyhow::Result<ExitCode> {
                 .rule_set()?
                 .map(|r| r.id().to_string())
                 .unwrap_or_default(),
+            referee: args.referee.referee.map(|r| v1::RefereeRequest {
+                name: r.id().to_string(),
+                threshold: args.referee.referee_threshold,
+            }),
         }),
         shard_bytes: args.shard_bytes.unwrap_or(0),
         label: args.label.clone(),

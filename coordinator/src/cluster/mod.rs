@@ -29,6 +29,7 @@ pub fn worker(args: args::WorkerArgs) -> anyhow::Result<std::process::ExitCode> 
         name: args.name,
         drain: std::time::Duration::from_secs(args.drain_seconds),
         log_json: args.log_json,
+        gnugo_bin: args.gnugo_bin,
     };
     match process::run(config)? {
         Stopped::Clean => Ok(std::process::ExitCode::SUCCESS),

@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use anyhow::{bail, Context};
-use verdict_worker::eval::{self, Score};
+use verdict_worker::eval::{self, GnuGoReferee, Score};
 use verdict_worker::inputs;
 
 use crate::cli::{DeadstonesArgs, Referee, ResultsArgs};
@@ -24,25 +24,38 @@ fn print_referee_results(r: &eval::ResultScore, decided: usize, threshold: f32) 
 /// how many games it decided; None without `--referee`.
 fn referee(
     args: &crate::cli::RefereeArgs,
-    program: &str,
+    gnugo: Option<&GnuGoReferee>,
     threads: usize,
     cases: &[eval::Case],
     ours: &[eval::Outcome],
-) -> anyhow::Result<Option<(Vec<eval::Outcome>, usize)>> {
-    match args.referee {
-        Some(Referee::Gnugo) => {
+) -> Option<(Vec<eval::Outcome>, usize)> {
+    match (args.referee, gnugo) {
+        (Some(Referee::Gnugo), Some(g)) => {
             let (out, decided) = eval::refereed(
                 cases,
                 ours,
                 args.referee_threshold,
-                program,
+                g,
                 gnugo_processes(threads),
-            )
-            .context("running GNU Go as the referee")?;
-            Ok(Some((out, decided.len())))
+            );
+            Some((out, decided.len()))
         }
-        None => Ok(None),
+        _ => None,
     }
+}
+
+/// GNU Go, started once when `--gnugo` or `--referee gnugo` asks for it
+/// (started here so a missing program is said before any work).
+fn start_gnugo(
+    gnugo: &crate::cli::GnuGoArgs,
+    referee: &crate::cli::RefereeArgs,
+) -> anyhow::Result<Option<GnuGoReferee>> {
+    if !gnugo.enabled && referee.referee.is_none() {
+        return Ok(None);
+    }
+    GnuGoReferee::start(&gnugo.program)
+        .map(Some)
+        .with_context(|| format!("starting GNU Go ({})", gnugo.program))
 }
 
 /// Worker processes for GNU Go: `threads`, or every core when 0.
@@ -73,25 +86,18 @@ pub fn results(args: ResultsArgs) -> anyhow::Result<ExitCode> {
     let (ours, _) = eval::settle_all(&cases, 0, false);
     let our_margins = eval::margins(&cases, &ours);
     let verdict_score = eval::score_results(&cases, &ours, &our_margins);
-    let theirs = if args.gnugo.enabled {
-        Some(
-            eval::gnugo_all(
-                &cases,
-                &args.gnugo.program,
-                gnugo_processes(args.common.threads),
-            )
-            .context("running GNU Go beside verdict")?,
-        )
-    } else {
-        None
-    };
+    let gnugo = start_gnugo(&args.gnugo, &args.referee)?;
+    let theirs = gnugo
+        .as_ref()
+        .filter(|_| args.gnugo.enabled)
+        .map(|g| eval::referee_all(&cases, g, gnugo_processes(args.common.threads)));
     let refereed = referee(
         &args.referee,
-        &args.gnugo.program,
+        gnugo.as_ref(),
         args.common.threads,
         &cases,
         &ours,
-    )?
+    )
     .map(|(out, decided)| {
         let m = eval::margins(&cases, &out);
         (eval::score_results(&cases, &out, &m), decided)
@@ -249,25 +255,19 @@ pub fn deadstones(args: DeadstonesArgs) -> anyhow::Result<ExitCode> {
         .map(|(c, &n)| (eval::case_name(c), n))
         .collect();
     let result_score = eval::score(&cases, &with_result);
+    let started = start_gnugo(&args.gnugo, &args.referee)?;
     let refereed = referee(
         &args.referee,
-        &args.gnugo.program,
+        started.as_ref(),
         args.common.threads,
         &cases,
         &ours,
-    )?
+    )
     .map(|(out, decided)| (eval::score(&cases, &out), decided));
-    let gnugo = if args.gnugo.enabled {
-        let outcomes = eval::gnugo_all(
-            &cases,
-            &args.gnugo.program,
-            gnugo_processes(args.common.threads),
-        )
-        .context("running GNU Go beside verdict")?;
-        Some((eval::score(&cases, &outcomes), outcomes))
-    } else {
-        None
-    };
+    let gnugo = started.as_ref().filter(|_| args.gnugo.enabled).map(|g| {
+        let outcomes = eval::referee_all(&cases, g, gnugo_processes(args.common.threads));
+        (eval::score(&cases, &outcomes), outcomes)
+    });
     // Where both referees agree against the marks, the marks are the
     // likely mistake: those games are counted apart.
     let disputes = gnugo

@@ -66,9 +66,9 @@ fn referee(args: &RunArgs) -> anyhow::Result<Option<(RefereeChoice, Arc<GnuGoRef
                     .context("starting GNU Go for --referee gnugo")?,
             );
             let choice = RefereeChoice {
-                name: "gnugo".to_string(),
+                name: crate::cli::Referee::Gnugo.id().to_string(),
                 threshold: args.referee.referee_threshold,
-                referee: gnugo.clone(),
+                referee: Some(gnugo.clone()),
             };
             Ok(Some((choice, gnugo)))
         }

@@ -51,7 +51,21 @@ pub struct RefereeChoice {
     pub name: String,
     /// Games settled no surer than this are put to it.
     pub threshold: f32,
-    pub referee: Arc<dyn Referee>,
+    /// The referee itself, shared by every thread. None where the options
+    /// are only carried (a coordinator's job): each worker starts its own,
+    /// and a run given none refuses to start rather than ask nobody.
+    pub referee: Option<Arc<dyn Referee>>,
+}
+
+impl RunOptions {
+    /// The name of a referee the options ask for but nobody started (see
+    /// [`RefereeChoice::referee`]): a run refuses such options.
+    pub fn unstarted_referee(&self) -> Option<&str> {
+        self.referee
+            .as_ref()
+            .filter(|r| r.referee.is_none())
+            .map(|r| r.name.as_str())
+    }
 }
 
 impl Default for RunOptions {
