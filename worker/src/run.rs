@@ -768,6 +768,24 @@ mod tests {
         out
     }
 
+    /// A fresh folder `verdict-run-{name}-PID` with a synthetic corpus of
+    /// `games` games (`per_file` to a collection) in its `corpus`.
+    fn fresh_corpus(name: &str, games: usize, per_file: usize) -> (PathBuf, PathBuf) {
+        let dir = std::env::temp_dir().join(format!("verdict-run-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let corpus = dir.join("corpus");
+        write_corpus(
+            &SynthOptions {
+                games,
+                ..SynthOptions::default()
+            },
+            &corpus,
+            per_file,
+        )
+        .unwrap();
+        (dir, corpus)
+    }
+
     /// A run stopped after `chunks` chunks into `options.out`.
     fn stopped_after(files: &[InputFile], options: &RunOptions, chunks: usize) -> RunReport {
         let stop = AtomicBool::new(false);
@@ -808,18 +826,7 @@ mod tests {
     /// of a run never stopped.
     #[test]
     fn resume_takes_up_a_run_killed_while_publishing_or_journaling() {
-        let dir = std::env::temp_dir().join(format!("verdict-run-kill-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        let corpus = dir.join("corpus");
-        write_corpus(
-            &SynthOptions {
-                games: 30,
-                ..SynthOptions::default()
-            },
-            &corpus,
-            5,
-        )
-        .unwrap();
+        let (dir, corpus) = fresh_corpus("kill", 30, 5);
         let files = discover(&[&corpus]).files;
         let options = |name: &str| RunOptions {
             out: dir.join(name),
@@ -880,18 +887,7 @@ mod tests {
 
     #[test]
     fn small_chunks_and_parts_and_a_resumed_stop_give_the_same_rows() {
-        let dir = std::env::temp_dir().join(format!("verdict-run-big-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        let corpus = dir.join("corpus");
-        write_corpus(
-            &SynthOptions {
-                games: 40,
-                ..SynthOptions::default()
-            },
-            &corpus,
-            8,
-        )
-        .unwrap();
+        let (dir, corpus) = fresh_corpus("big", 40, 8);
         // One collection of every game, damaged at the end, and an empty file.
         let mut collection = Vec::new();
         for f in &discover(&[&corpus]).files {
@@ -938,26 +934,7 @@ mod tests {
             out: dir.join("resumed"),
             ..small.clone()
         };
-        let stop = AtomicBool::new(false);
-        let mut chunks = 0;
-        let mut count = |_: Progress| {
-            chunks += 1;
-            if chunks == 4 {
-                stop.store(true, Ordering::Relaxed);
-            }
-        };
-        let stopped = run(
-            &files,
-            &resumed_out,
-            false,
-            Hooks {
-                progress: Some(&mut count),
-                stop: Some(&stop),
-                ..Hooks::default()
-            },
-        )
-        .unwrap();
-        assert!(stopped.stopped);
+        let stopped = stopped_after(&files, &resumed_out, 4);
         assert!(stopped.summary.games > 0 && stopped.summary.games < whole.summary.games);
         assert!(!dir.join("resumed/_SUCCESS").exists(), "nothing published");
         let again = run(&files, &resumed_out, true, Hooks::default()).unwrap();
