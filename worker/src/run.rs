@@ -375,11 +375,12 @@ pub fn run(
             };
             // Journaled from the start: a run killed before its first part
             // is one that --resume takes up (from nothing).
-            j.write(staging.dir(), &s)
-                .map_err(|source| RunError::Journal {
-                    path: staging.path().display().to_string(),
-                    source,
-                })?;
+            if let Err(source) = j.write(staging.dir(), &s) {
+                let path = staging.path().display().to_string();
+                // Nothing done yet: nothing to keep for --resume.
+                let _ = staging.discard();
+                return Err(RunError::Journal { path, source });
+            }
             (j, s)
         }
     };
