@@ -259,7 +259,6 @@ impl Journal {
             "duplicates": self.duplicates,
             "started_unix": self.started_unix,
             "generation": self.generation,
-            "summary": journal_summary_name(self.generation),
             "parts": self.parts.iter().map(|(n, r)| serde_json::json!({"name": n, "rows": r})).collect::<Vec<_>>(),
         })
     }
@@ -464,18 +463,14 @@ fn tidy(staging: &Staging, journal: &Journal) -> Result<(), RunError> {
         }
     }
     let published = staging.published_games().map_err(at(dir))?;
+    let mut missing = Vec::new();
     for (name, _) in &journal.parts {
         if games.kind(name).map_err(at(&games))?.is_some() {
             continue;
         }
-        if let Some(p) = published.as_ref().filter(|p| ours(p, name)) {
-            p.rename(name, &games, name).map_err(at(p))?;
-        }
-    }
-    let mut missing = Vec::new();
-    for (name, _) in &journal.parts {
-        if games.kind(name).map_err(at(&games))?.is_none() {
-            missing.push(name.as_str());
+        match published.as_ref().filter(|p| ours(p, name)) {
+            Some(p) => p.rename(name, &games, name).map_err(at(p))?,
+            None => missing.push(name.as_str()),
         }
     }
     if !missing.is_empty() {

@@ -44,8 +44,8 @@ fn referee(
     }
 }
 
-/// GNU Go, started once when `--gnugo` or `--referee gnugo` asks for it
-/// (started here so a missing program is said before any work).
+/// GNU Go, started once when `--gnugo` or `--referee gnugo` asks for it,
+/// and shared by both: one pool of processes, asked as `verdict run` asks.
 fn start_gnugo(
     gnugo: &crate::cli::GnuGoArgs,
     referee: &crate::cli::RefereeArgs,
