@@ -42,6 +42,7 @@
 //! (every chain has a liberty); on an illegal one the answer is still well
 //! defined but means nothing.
 
+use crate::board::flood;
 use crate::score::Position;
 use crate::{BoardSize, ByColor, Color, Point};
 
@@ -132,16 +133,10 @@ fn point_of(i: usize, width: usize) -> Point {
 
 /// The on-board neighbours of each point (`NONE` where off the board), from
 /// the same neighbour rule counting uses.
-fn neighbour_table(size: BoardSize) -> Vec<[u32; 4]> {
-    (0..size.points())
-        .map(|i| {
-            let mut out = [NONE; 4];
-            for (slot, j) in crate::score::neighbours(size, i).enumerate() {
-                out[slot] = j as u32;
-            }
-            out
-        })
-        .collect()
+fn neighbour_table(size: BoardSize) -> Vec<[u16; 4]> {
+    let mut table = Vec::with_capacity(size.points());
+    flood::neighbour_table(size, &mut table);
+    table
 }
 
 /// One (region, chain) adjacency: how many empty points of the region are
@@ -153,61 +148,80 @@ struct Border {
     liberties: u32,
 }
 
-/// Scratch space for one colour's run, reused for the other colour.
-#[derive(Debug)]
-struct Benson {
-    chain_of: Vec<u32>,
-    region_of: Vec<u32>,
-    /// Points of each region, grouped: `members[region_start[r]..region_start[r + 1]]`.
-    members: Vec<u32>,
-    region_start: Vec<u32>,
-    /// Per region: empty points, and whether every one of them is next to X.
-    empties: Vec<u32>,
-    small: Vec<bool>,
-    /// Borders of each region, grouped: `borders[border_start[r]..border_start[r + 1]]`.
+/// Benson's iteration on its own, over chains and regions labelled by
+/// whoever calls it. [`PassAlive`] labels a whole board by flood fill; the
+/// settler's enclosure reader labels the points inside a wall with bitboards
+/// (the wall counting as the opponent's). Both give the same incidence: per
+/// region, its empty points and, per chain it borders, how many of those are
+/// the chain's liberties. The iteration is written once, here.
+#[derive(Debug, Default)]
+pub(crate) struct Incidence {
+    /// Borders of each region, grouped: `borders[start[r]..start[r + 1]]`.
     borders: Vec<Border>,
-    border_start: Vec<u32>,
+    start: Vec<u32>,
+    /// Per region: its empty points.
+    empties: Vec<u32>,
     chain_alive: Vec<bool>,
     region_alive: Vec<bool>,
     /// Per chain: vital regions left in this round.
     vital: Vec<u32>,
-    /// Per chain: the region last bordered (`NONE` before) and its border index.
-    seen_in: Vec<u32>,
-    border_of: Vec<u32>,
-    stack: Vec<u32>,
 }
 
-impl Benson {
-    fn new(n: usize) -> Benson {
-        Benson {
-            chain_of: Vec::with_capacity(n),
-            region_of: Vec::with_capacity(n),
-            members: Vec::with_capacity(n),
-            region_start: Vec::with_capacity(n + 1),
-            empties: Vec::with_capacity(n),
-            small: Vec::with_capacity(n),
+impl Incidence {
+    fn with_capacity(n: usize) -> Incidence {
+        Incidence {
             borders: Vec::with_capacity(2 * n),
-            border_start: Vec::with_capacity(n + 1),
+            start: Vec::with_capacity(n + 1),
+            empties: Vec::with_capacity(n),
             chain_alive: Vec::with_capacity(n),
             region_alive: Vec::with_capacity(n),
             vital: Vec::with_capacity(n),
-            seen_in: Vec::with_capacity(n),
-            border_of: Vec::with_capacity(n),
-            stack: Vec::with_capacity(n),
         }
     }
 
-    fn run(&mut self, cells: &[Option<Color>], nbr: &[[u32; 4]], x: Color, out: &mut PassAlive) {
-        let chains = self.label(cells, nbr, x);
-        let regions = self.region_start.len() - 1;
-        self.find_borders(cells, nbr, chains, regions);
+    /// Forgets every region, to describe a new position.
+    pub(crate) fn clear(&mut self) {
+        self.borders.clear();
+        self.start.clear();
+        self.empties.clear();
+    }
 
-        // Benson's iteration.
+    /// Opens the next region, with `empties` empty points; the borders added
+    /// until the next call are its borders.
+    pub(crate) fn region(&mut self, empties: u32) {
+        self.start.push(self.borders.len() as u32);
+        self.empties.push(empties);
+    }
+
+    /// The open region borders `chain`, and `liberties` of its empty points
+    /// are the chain's. Returns the border's index, for [`Self::add_liberty`].
+    pub(crate) fn border(&mut self, chain: u32, liberties: u32) -> u32 {
+        self.borders.push(Border { chain, liberties });
+        self.borders.len() as u32 - 1
+    }
+
+    fn add_liberty(&mut self, border: u32) {
+        self.borders[border as usize].liberties += 1;
+    }
+
+    fn set_empties(&mut self, empties: u32) {
+        *self.empties.last_mut().expect("a region is open") = empties;
+    }
+
+    /// Runs the iteration over `chains` chains (numbered from 0) and the
+    /// regions opened: starting from every chain and every region that
+    /// borders one, removes each chain with fewer than two vital regions
+    /// left, then each region bordering a removed chain, until nothing
+    /// changes. The chains left are pass-alive.
+    pub(crate) fn solve(&mut self, chains: usize) {
+        let regions = self.empties.len();
+        self.start.push(self.borders.len() as u32);
+        let start = &self.start;
         self.chain_alive.clear();
         self.chain_alive.resize(chains, true);
         self.region_alive.clear();
         self.region_alive
-            .extend((0..regions).map(|r| self.border_start[r] < self.border_start[r + 1]));
+            .extend((0..regions).map(|r| start[r] < start[r + 1]));
         loop {
             self.vital.clear();
             self.vital.resize(chains, 0);
@@ -215,7 +229,7 @@ impl Benson {
                 if !self.region_alive[r] {
                     continue;
                 }
-                let range = self.border_start[r] as usize..self.border_start[r + 1] as usize;
+                let range = start[r] as usize..start[r + 1] as usize;
                 for b in &self.borders[range] {
                     if b.liberties == self.empties[r] {
                         self.vital[b.chain as usize] += 1;
@@ -234,7 +248,7 @@ impl Benson {
             }
             for r in 0..regions {
                 if self.region_alive[r] {
-                    let range = self.border_start[r] as usize..self.border_start[r + 1] as usize;
+                    let range = start[r] as usize..start[r + 1] as usize;
                     if self.borders[range]
                         .iter()
                         .any(|b| !self.chain_alive[b.chain as usize])
@@ -244,15 +258,68 @@ impl Benson {
                 }
             }
         }
+        self.start.pop();
+    }
+
+    /// After [`Self::solve`]: whether chain `c` is pass-alive.
+    pub(crate) fn chain_alive(&self, c: usize) -> bool {
+        self.chain_alive[c]
+    }
+
+    /// After [`Self::solve`]: whether region `r` is bordered by pass-alive
+    /// chains only.
+    pub(crate) fn region_alive(&self, r: usize) -> bool {
+        self.region_alive[r]
+    }
+}
+
+/// Scratch space for one colour's run, reused for the other colour.
+#[derive(Debug)]
+struct Benson {
+    chain_of: Vec<u32>,
+    region_of: Vec<u32>,
+    /// Points of each region, grouped: `members[region_start[r]..region_start[r + 1]]`.
+    members: Vec<u32>,
+    region_start: Vec<u32>,
+    /// Per region: whether every empty point is next to X.
+    small: Vec<bool>,
+    incidence: Incidence,
+    /// Per chain: the region last bordered (`NONE` before) and its border index.
+    seen_in: Vec<u32>,
+    border_of: Vec<u32>,
+    stack: Vec<u16>,
+}
+
+impl Benson {
+    fn new(n: usize) -> Benson {
+        Benson {
+            chain_of: Vec::with_capacity(n),
+            region_of: Vec::with_capacity(n),
+            members: Vec::with_capacity(n),
+            region_start: Vec::with_capacity(n + 1),
+            small: Vec::with_capacity(n),
+            incidence: Incidence::with_capacity(n),
+            seen_in: Vec::with_capacity(n),
+            border_of: Vec::with_capacity(n),
+            stack: Vec::with_capacity(n),
+        }
+    }
+
+    fn run(&mut self, cells: &[Option<Color>], nbr: &[[u16; 4]], x: Color, out: &mut PassAlive) {
+        let chains = self.label(cells, nbr, x);
+        let regions = self.region_start.len() - 1;
+        self.find_borders(cells, nbr, chains, regions);
+
+        self.incidence.solve(chains);
 
         for (i, &c) in self.chain_of.iter().enumerate() {
-            if c != NONE && self.chain_alive[c as usize] {
+            if c != NONE && self.incidence.chain_alive(c as usize) {
                 out.alive[i] = true;
                 out.alive_stones[x] += 1;
             }
         }
         for r in 0..regions {
-            if self.region_alive[r] && self.small[r] {
+            if self.incidence.region_alive(r) && self.small[r] {
                 let range = self.region_start[r] as usize..self.region_start[r + 1] as usize;
                 for &i in &self.members[range] {
                     debug_assert!(out.territory[i as usize].is_none(), "both own {i}");
@@ -263,7 +330,7 @@ impl Benson {
     }
 
     /// Labels X chains and X-enclosed regions; returns the number of chains.
-    fn label(&mut self, cells: &[Option<Color>], nbr: &[[u32; 4]], x: Color) -> usize {
+    fn label(&mut self, cells: &[Option<Color>], nbr: &[[u16; 4]], x: Color) -> usize {
         let n = cells.len();
         let Benson {
             chain_of,
@@ -281,36 +348,18 @@ impl Benson {
         region_start.clear();
         let mut chains = 0u32;
         for i in 0..n {
-            let is_x = cells[i] == Some(x);
-            let (labels, id) = if is_x {
-                (&mut *chain_of, chains)
-            } else {
-                (&mut *region_of, region_start.len() as u32)
-            };
-            if labels[i] != NONE {
-                continue;
-            }
-            if is_x {
-                chains += 1;
-            } else {
+            if cells[i] == Some(x) {
+                if chain_of[i] == NONE {
+                    let joins = |q: usize| cells[q] == Some(x);
+                    flood::fill(nbr, chain_of, NONE, chains, i, stack, joins, |_| {}, |_| {});
+                    chains += 1;
+                }
+            } else if region_of[i] == NONE {
+                let id = region_start.len() as u32;
                 region_start.push(members.len() as u32);
-            }
-            labels[i] = id;
-            stack.clear();
-            stack.push(i as u32);
-            while let Some(p) = stack.pop() {
-                if !is_x {
-                    members.push(p);
-                }
-                for q in nbr[p as usize] {
-                    if q != NONE
-                        && (cells[q as usize] == Some(x)) == is_x
-                        && labels[q as usize] == NONE
-                    {
-                        labels[q as usize] = id;
-                        stack.push(q);
-                    }
-                }
+                let joins = |q: usize| cells[q] != Some(x);
+                let member = |p: usize| members.push(p as u32);
+                flood::fill(nbr, region_of, NONE, id, i, stack, joins, member, |_| {});
             }
         }
         region_start.push(members.len() as u32);
@@ -322,20 +371,18 @@ impl Benson {
     fn find_borders(
         &mut self,
         cells: &[Option<Color>],
-        nbr: &[[u32; 4]],
+        nbr: &[[u16; 4]],
         chains: usize,
         regions: usize,
     ) {
-        self.borders.clear();
-        self.border_start.clear();
-        self.empties.clear();
+        self.incidence.clear();
         self.small.clear();
         self.seen_in.clear();
         self.seen_in.resize(chains, NONE);
         self.border_of.clear();
         self.border_of.resize(chains, 0);
         for r in 0..regions {
-            self.border_start.push(self.borders.len() as u32);
+            self.incidence.region(0);
             let mut empties = 0;
             let mut small = true;
             for k in self.region_start[r]..self.region_start[r + 1] {
@@ -344,7 +391,7 @@ impl Benson {
                 let mut next = [NONE; 4];
                 let mut count = 0;
                 for q in nbr[p] {
-                    if q == NONE {
+                    if q == flood::OFF {
                         continue;
                     }
                     let c = self.chain_of[q as usize];
@@ -357,25 +404,20 @@ impl Benson {
                     let c = c as usize;
                     if self.seen_in[c] != r as u32 {
                         self.seen_in[c] = r as u32;
-                        self.border_of[c] = self.borders.len() as u32;
-                        self.borders.push(Border {
-                            chain: c as u32,
-                            liberties: 0,
-                        });
+                        self.border_of[c] = self.incidence.border(c as u32, 0);
                     }
                 }
                 if cells[p].is_none() {
                     empties += 1;
                     small &= count > 0;
                     for &c in &next[..count] {
-                        self.borders[self.border_of[c as usize] as usize].liberties += 1;
+                        self.incidence.add_liberty(self.border_of[c as usize]);
                     }
                 }
             }
-            self.empties.push(empties);
+            self.incidence.set_empties(empties);
             self.small.push(small);
         }
-        self.border_start.push(self.borders.len() as u32);
     }
 }
 

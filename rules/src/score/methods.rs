@@ -35,7 +35,8 @@
 //!   only it is given in both; the others are B (no payment) procedures.
 
 use super::{Counts, Position, RuleSet, Terms};
-use crate::{ByColor, Color, Point};
+use crate::board::flood;
+use crate::{BoardSize, ByColor, Color, Point};
 
 /// A rule set's edition: A (唐宋, extra stones paid) or B (明清).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -530,6 +531,7 @@ struct Labels {
 /// A working board: stones on points, changed by the procedures.
 #[derive(Clone, Debug)]
 struct Work {
+    size: BoardSize,
     width: usize,
     cells: Vec<Option<Color>>,
 }
@@ -537,6 +539,7 @@ struct Work {
 impl Work {
     fn new(position: &Position) -> Work {
         Work {
+            size: position.size(),
             width: position.size().width() as usize,
             cells: position.cells().to_vec(),
         }
@@ -567,6 +570,8 @@ impl Work {
         let mut chain = vec![u32::MAX; n];
         let mut chain_color: Vec<Color> = Vec::new();
         let mut stack = Vec::new();
+        let mut nbr = Vec::with_capacity(n);
+        flood::neighbour_table(self.size, &mut nbr);
         for i in 0..n {
             match self.cells[i] {
                 Some(c) => {
@@ -576,39 +581,41 @@ impl Work {
                     }
                     let id = chain_color.len() as u32;
                     chain_color.push(c);
-                    chain[i] = id;
-                    stack.push(i);
-                    while let Some(p) = stack.pop() {
-                        for q in self.neighbours(p) {
-                            if self.cells[q] == Some(c) && chain[q] == u32::MAX {
-                                chain[q] = id;
-                                stack.push(q);
-                            }
-                        }
-                    }
+                    let joins = |q: usize| self.cells[q] == Some(c);
+                    flood::fill(
+                        &nbr,
+                        &mut chain,
+                        u32::MAX,
+                        id,
+                        i,
+                        &mut stack,
+                        joins,
+                        |_| {},
+                        |_| {},
+                    );
                 }
                 None => {
                     if region[i] != u32::MAX {
                         continue;
                     }
                     let id = region_owner.len() as u32;
-                    let mut points = vec![i];
+                    let mut points = Vec::new();
                     let mut mask = 0u8;
-                    region[i] = id;
-                    stack.push(i);
-                    while let Some(p) = stack.pop() {
-                        for q in self.neighbours(p) {
-                            match self.cells[q] {
-                                None if region[q] == u32::MAX => {
-                                    region[q] = id;
-                                    points.push(q);
-                                    stack.push(q);
-                                }
-                                None => {}
-                                Some(c) => mask |= 1 << c.index(),
+                    flood::fill(
+                        &nbr,
+                        &mut region,
+                        u32::MAX,
+                        id,
+                        i,
+                        &mut stack,
+                        |q| self.cells[q].is_none(),
+                        |p| points.push(p),
+                        |q| {
+                            if let Some(c) = self.cells[q] {
+                                mask |= 1 << c.index();
                             }
-                        }
-                    }
+                        },
+                    );
                     let o = match mask {
                         1 => Some(Color::Black),
                         2 => Some(Color::White),

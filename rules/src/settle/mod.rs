@@ -89,8 +89,9 @@ use crate::life::PassAlive;
 use crate::score::Position;
 use crate::{Color, Point};
 
+use crate::board::chains::{neighbours as nbrs, CELLS};
 use enclosure::{Enclosures, Role, Verdict, MAX_SACRIFICE};
-use playout::{nbrs, PlayoutBoard, Playouts, BORDER, CELLS};
+use playout::{PlayoutBoard, Playouts, BORDER};
 use reading::Reader;
 use statics::{StaticFate, Statics};
 

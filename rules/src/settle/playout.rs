@@ -13,8 +13,7 @@
 //! (the chain is in atari when all its pseudo-liberties are one point:
 //! `sum^2 == count * squares`).
 
-const STRIDE: usize = crate::MAX_SIZE as usize + 2;
-pub(crate) const CELLS: usize = STRIDE * STRIDE;
+use crate::board::chains::{neighbours as nbrs, Links, CELLS, STRIDE};
 const EMPTY: u8 = 0;
 /// The largest chain a player may put into atari without capturing. Chains
 /// of two or more in atari are what seki is made of, so only a single
@@ -36,9 +35,7 @@ pub(crate) struct PlayoutBoard {
     width: usize,
     height: usize,
     cells: [u8; CELLS],
-    head: [u16; CELLS],
-    next: [u16; CELLS],
-    len: [u16; CELLS],
+    links: Links,
     libs: [u16; CELLS],
     lib_sum: [u32; CELLS],
     lib_squares: [u64; CELLS],
@@ -52,11 +49,6 @@ impl std::fmt::Debug for PlayoutBoard {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "PlayoutBoard {}x{}", self.width, self.height)
     }
-}
-
-#[inline]
-pub(crate) fn nbrs(p: usize) -> [usize; 4] {
-    [p - STRIDE, p - 1, p + 1, p + STRIDE]
 }
 
 #[inline]
@@ -75,9 +67,7 @@ impl PlayoutBoard {
             width: 0,
             height: 0,
             cells: [BORDER; CELLS],
-            head: [0; CELLS],
-            next: [0; CELLS],
-            len: [0; CELLS],
+            links: Links::new(),
             libs: [0; CELLS],
             lib_sum: [0; CELLS],
             lib_squares: [0; CELLS],
@@ -151,9 +141,7 @@ impl PlayoutBoard {
         self.width = other.width;
         self.height = other.height;
         self.cells = other.cells;
-        self.head = other.head;
-        self.next = other.next;
-        self.len = other.len;
+        self.links.clone_from(&other.links);
         self.libs = other.libs;
         self.lib_sum = other.lib_sum;
         self.lib_squares = other.lib_squares;
@@ -209,9 +197,7 @@ impl PlayoutBoard {
     /// Puts a stone (setup or play) and merges; no captures.
     fn put(&mut self, p: usize, me: u8) {
         self.cells[p] = me;
-        self.head[p] = p as u16;
-        self.next[p] = p as u16;
-        self.len[p] = 1;
+        self.links.single(p);
         self.libs[p] = 0;
         self.lib_sum[p] = 0;
         self.lib_squares[p] = 0;
@@ -220,13 +206,13 @@ impl PlayoutBoard {
             if cell == EMPTY {
                 self.add_lib(p, n);
             } else if cell != BORDER {
-                let h = self.head[n] as usize;
+                let h = self.links.head(n);
                 self.remove_lib(h, p);
             }
         }
         for n in nbrs(p) {
             if self.cells[n] == me {
-                let (a, b) = (self.head[p] as usize, self.head[n] as usize);
+                let (a, b) = (self.links.head(p), self.links.head(n));
                 if a != b {
                     self.merge(a, b);
                 }
@@ -235,21 +221,7 @@ impl PlayoutBoard {
     }
 
     fn merge(&mut self, a: usize, b: usize) {
-        let (big, small) = if self.len[a] >= self.len[b] {
-            (a, b)
-        } else {
-            (b, a)
-        };
-        let mut s = small;
-        loop {
-            self.head[s] = big as u16;
-            s = self.next[s] as usize;
-            if s == small {
-                break;
-            }
-        }
-        self.next.swap(big, small);
-        self.len[big] += self.len[small];
+        let (big, small) = self.links.join(a, b);
         self.libs[big] += self.libs[small];
         self.lib_sum[big] += self.lib_sum[small];
         self.lib_squares[big] += self.lib_squares[small];
@@ -263,7 +235,7 @@ impl PlayoutBoard {
         loop {
             self.cells[s] = EMPTY;
             n += 1;
-            s = self.next[s] as usize;
+            s = self.links.next(s);
             if s == h {
                 break;
             }
@@ -273,11 +245,11 @@ impl PlayoutBoard {
             for m in nbrs(s) {
                 let cell = self.cells[m];
                 if cell != EMPTY && cell != BORDER {
-                    let hm = self.head[m] as usize;
+                    let hm = self.links.head(m);
                     self.add_lib(hm, s);
                 }
             }
-            s = self.next[s] as usize;
+            s = self.links.next(s);
             if s == h {
                 break;
             }
@@ -295,13 +267,13 @@ impl PlayoutBoard {
     /// stone of the chain.
     #[inline]
     pub(crate) fn head_of(&self, c: usize) -> usize {
-        self.head[c] as usize
+        self.links.head(c)
     }
 
     /// The number of stones of the chain with head `h`.
     #[inline]
     pub(crate) fn chain_len(&self, h: usize) -> usize {
-        usize::from(self.len[h])
+        usize::from(self.links.len(h))
     }
 
     /// The point a single-stone capture just made illegal to retake (0: none).
@@ -313,7 +285,7 @@ impl PlayoutBoard {
     /// Takes the chain on cell `c` off the board, as prisoners.
     pub(crate) fn take_off(&mut self, c: usize) {
         if matches!(self.cells[c], 1 | 2) {
-            self.remove_chain(self.head[c] as usize);
+            self.remove_chain(self.links.head(c));
         }
     }
 
@@ -344,7 +316,7 @@ impl PlayoutBoard {
                     count += 1;
                 }
             }
-            s = self.next[s] as usize;
+            s = self.links.next(s);
             if s == h {
                 return count;
             }
@@ -360,7 +332,7 @@ impl PlayoutBoard {
                 return None;
             }
             let here = s;
-            s = self.next[s] as usize;
+            s = self.links.next(s);
             done = s == h;
             Some(here)
         })
@@ -376,7 +348,7 @@ impl PlayoutBoard {
             EMPTY => true,
             BORDER => false,
             c => {
-                let at = self.atari_point(self.head[n] as usize);
+                let at = self.atari_point(self.links.head(n));
                 if c == me {
                     at != Some(p)
                 } else {
@@ -411,7 +383,7 @@ impl PlayoutBoard {
                 }
                 c if c == me => {}
                 _ => {
-                    if self.atari_point(self.head[n] as usize) == Some(p) {
+                    if self.atari_point(self.links.head(n)) == Some(p) {
                         captures = true;
                     }
                 }
@@ -439,18 +411,18 @@ impl PlayoutBoard {
                 if self.cells[n] != me {
                     continue;
                 }
-                let h = self.head[n] as usize;
+                let h = self.links.head(n);
                 if seen_heads.contains(&h) {
                     continue;
                 }
                 seen_heads[k] = h;
-                size += self.len[h] as usize;
+                size += self.links.len(h) as usize;
                 // The chain's pseudo-liberties other than p (p counts once
                 // per stone of the chain next to it): none, one point, or
                 // two points or more, told apart without walking the chain.
                 let k = nbrs(p)
                     .into_iter()
-                    .filter(|&m| self.cells[m] == me && self.head[m] as usize == h)
+                    .filter(|&m| self.cells[m] == me && self.links.head(m) == h)
                     .count();
                 let c = u64::from(self.libs[h]) - k as u64;
                 if c > 0 {
@@ -495,7 +467,7 @@ impl PlayoutBoard {
         let mut first = usize::MAX;
         for n in nbrs(p) {
             if self.cells[n] == me {
-                let h = self.head[n] as usize;
+                let h = self.links.head(n);
                 if first == usize::MAX {
                     first = h;
                 } else if h != first {
@@ -515,15 +487,15 @@ impl PlayoutBoard {
         let mut last = 0;
         for n in nbrs(p) {
             if self.cells[n] == opp {
-                let h = self.head[n] as usize;
+                let h = self.links.head(n);
                 if self.libs[h] == 0 {
                     captured += self.remove_chain(h);
                     last = n;
                 }
             }
         }
-        let h = self.head[p] as usize;
-        self.ko = if captured == 1 && self.len[h] == 1 && self.atari_point(h).is_some() {
+        let h = self.links.head(p);
+        self.ko = if captured == 1 && self.links.len(h) == 1 && self.atari_point(h).is_some() {
             last
         } else {
             0
@@ -545,7 +517,7 @@ impl PlayoutBoard {
             if cell != opp && cell != me {
                 continue;
             }
-            if let Some(l) = self.atari_point(self.head[n] as usize) {
+            if let Some(l) = self.atari_point(self.links.head(n)) {
                 if self.cells[l] == EMPTY && self.sensible(l, me) {
                     // Saving by extending only helps if it gains liberties;
                     // `sensible` already refuses self-atari of big chains.

@@ -23,7 +23,8 @@
 //! the captors' last liberties, are seki); and running out of depth or of
 //! the node budget is an escape.
 
-use super::playout::{nbrs, PlayoutBoard, BORDER};
+use super::playout::{PlayoutBoard, BORDER};
+use crate::board::chains::neighbours as nbrs;
 
 /// Liberties at which a chain is out of tactical danger.
 const SAFE_LIBERTIES: usize = 4;

@@ -25,6 +25,7 @@
 
 use super::shape::{eye_value, Space};
 use super::{Layer, Status};
+use crate::board::flood;
 use crate::life::PassAlive;
 use crate::score::Position;
 use crate::{BoardSize, Color, Point};
@@ -227,21 +228,18 @@ impl Statics {
             }
             let id = self.chains.len() as u16;
             let start = self.chain_points.len() as u32;
-            self.chain_of[i] = id;
-            self.stack.clear();
-            self.stack.push(i as u16);
-            while let Some(p) = self.stack.pop() {
-                self.chain_points.push(p);
-                for &q in &self.nbr[p as usize] {
-                    if q != NONE
-                        && self.chain_of[q as usize] == NONE
-                        && self.cells[q as usize] == Some(color)
-                    {
-                        self.chain_of[q as usize] = id;
-                        self.stack.push(q);
-                    }
-                }
-            }
+            let (cells, chain_points) = (&self.cells, &mut self.chain_points);
+            flood::fill(
+                &self.nbr,
+                &mut self.chain_of,
+                NONE,
+                id,
+                i,
+                &mut self.stack,
+                |q| cells[q] == Some(color),
+                |p| chain_points.push(p as u16),
+                |_| {},
+            );
             let len = self.chain_points.len() as u32 - start;
             self.chains.push(Chain { color, start, len });
         }
@@ -301,28 +299,24 @@ impl Statics {
             let id = a.areas.len() as u16;
             let start = a.points.len() as u32;
             let mut invaders = 0;
-            a.area_of[i] = id;
-            self.stack.clear();
-            self.stack.push(i as u16);
-            while let Some(p) = self.stack.pop() {
-                a.points.push(p);
-                if self.live(p as usize).is_some() {
-                    invaders += 1;
-                }
-                for k in 0..4 {
-                    let q = self.nbr[p as usize][k];
-                    if q == NONE {
-                        continue;
-                    }
-                    let q = q as usize;
-                    if self.live(q) == Some(x) {
-                        a.borders.push((id, self.chain_of[q]));
-                    } else if a.area_of[q] == NONE {
-                        a.area_of[q] = id;
-                        self.stack.push(q as u16);
-                    }
-                }
-            }
+            let mut stack = std::mem::take(&mut self.stack);
+            let live = |i: usize| self.live(i);
+            let (points, borders) = (&mut a.points, &mut a.borders);
+            flood::fill(
+                &self.nbr,
+                &mut a.area_of,
+                NONE,
+                id,
+                i,
+                &mut stack,
+                |q| live(q) != Some(x),
+                |p| {
+                    points.push(p as u16);
+                    invaders += u32::from(live(p).is_some());
+                },
+                |q| borders.push((id, self.chain_of[q])),
+            );
+            self.stack = stack;
             let len = a.points.len() as u32 - start;
             let g = self.next_generation();
             let mut invader_liberties = 0;

@@ -1,7 +1,8 @@
 //! Labelling: chains and regions of the counted position, their liberties
-//! and the colours each region touches, by union-find.
+//! and the colours each region touches, by flood fill ([`crate::board::flood`]).
 
 use super::*;
+use crate::board::flood;
 
 impl Counter {
     /// Labels chains and regions of `self.cells`, with liberty counts and
@@ -9,14 +10,7 @@ impl Counter {
     pub(super) fn label(&mut self, size: crate::BoardSize) {
         let n = size.points();
         if self.nbr_size != Some(size) {
-            self.nbr.clear();
-            self.nbr.extend((0..n).map(|i| {
-                let mut out = [NONE; 4];
-                for (slot, j) in neighbours(size, i).enumerate() {
-                    out[slot] = j as u16;
-                }
-                out
-            }));
+            flood::neighbour_table(size, &mut self.nbr);
             self.nbr_size = Some(size);
         }
         // Split borrows so the hot loops see plain slices.
@@ -46,35 +40,30 @@ impl Counter {
             let color = cells[i];
             let start = members.len() as u32;
             let mut extra = 0u32;
-            stack.clear();
-            stack.push(i as u16);
             if color.is_some() {
                 if chain_of[i] != NONE {
                     continue;
                 }
                 let id = chains.len() as u16;
-                chain_of[i] = id;
                 *generation += 1;
                 let gen = *generation;
-                while let Some(p) = stack.pop() {
-                    members.push(p);
-                    for q in nbr[p as usize] {
-                        if q == NONE {
-                            continue;
-                        }
-                        let qi = q as usize;
-                        let cq = cells[qi];
-                        if cq == color {
-                            if chain_of[qi] == NONE {
-                                chain_of[qi] = id;
-                                stack.push(q);
-                            }
-                        } else if cq.is_none() && stamp[qi] != gen {
-                            stamp[qi] = gen;
+                // Liberties: empty neighbours, each counted once.
+                flood::fill(
+                    nbr,
+                    chain_of,
+                    NONE,
+                    id,
+                    i,
+                    stack,
+                    |q| cells[q] == color,
+                    |p| members.push(p as u16),
+                    |q| {
+                        if cells[q].is_none() && stamp[q] != gen {
+                            stamp[q] = gen;
                             extra += 1;
                         }
-                    }
-                }
+                    },
+                );
                 chains.push(Group {
                     color,
                     start,
@@ -86,25 +75,22 @@ impl Counter {
                     continue;
                 }
                 let id = regions.len() as u16;
-                region_of[i] = id;
-                while let Some(p) = stack.pop() {
-                    members.push(p);
-                    for q in nbr[p as usize] {
-                        if q == NONE {
-                            continue;
+                // The colours the region touches, as a mask.
+                flood::fill(
+                    nbr,
+                    region_of,
+                    NONE,
+                    id,
+                    i,
+                    stack,
+                    |q| cells[q].is_none(),
+                    |p| members.push(p as u16),
+                    |q| {
+                        if let Some(c) = cells[q] {
+                            extra |= 1 << c.index();
                         }
-                        let qi = q as usize;
-                        match cells[qi] {
-                            None => {
-                                if region_of[qi] == NONE {
-                                    region_of[qi] = id;
-                                    stack.push(q);
-                                }
-                            }
-                            Some(c) => extra |= 1 << c.index(),
-                        }
-                    }
-                }
+                    },
+                );
                 regions.push(Group {
                     color,
                     start,

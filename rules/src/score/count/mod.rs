@@ -4,7 +4,7 @@
 //! Everything RULES.md sections 3 and 4 needs from the board, computed once;
 //! the per-rule-set formulas in [`super`] only combine these numbers.
 
-use super::position::{neighbours, Position, MAX_POINTS};
+use super::position::{Position, MAX_POINTS};
 use crate::board::{Board, ChainId};
 use crate::{ByColor, Color, Point};
 

@@ -37,7 +37,8 @@
 //! the search takes (the attacker's moves it leaves out, a big capture by
 //! the defender counted as living): each can only prove fewer deaths.
 
-use super::playout::{nbrs, PlayoutBoard, BORDER, CELLS};
+use super::playout::{PlayoutBoard, BORDER};
+use crate::board::chains::{neighbours as nbrs, CELLS};
 
 mod eyes;
 mod search;
@@ -195,6 +196,8 @@ pub(crate) struct Enclosures {
     /// The same position is reached by many orders of moves: its
     /// pass-alive test is kept.
     alive: AliveCache,
+    /// Scratch for the pass-alive test.
+    incidence: crate::life::Incidence,
     /// Positions read per enclosure when not the default budget
     /// ([`Enclosures::set_budget`]).
     budget: Option<u32>,

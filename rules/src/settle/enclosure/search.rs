@@ -58,7 +58,6 @@ pub(super) struct Node {
 /// A proof or disproof number for "settled".
 const INF: u32 = u32::MAX / 4;
 
-
 impl Enclosures {
     /// The empty points `side` may play, best first: captures, then
     /// escapes from atari, then the points with the most empty neighbours

@@ -2,7 +2,8 @@
 //! so that a position is two sets and a move a few masks.
 
 use super::{Bits, Enclosures, State, MAX_POINTS, MAX_SACRIFICE, NOT_INSIDE, NO_KO};
-use crate::settle::playout::{nbrs, PlayoutBoard, BORDER};
+use crate::board::chains::neighbours as nbrs;
+use crate::settle::playout::{PlayoutBoard, BORDER};
 
 impl Enclosures {
     /// Indexes the neighbours of the enclosure found.
@@ -23,7 +24,11 @@ impl Enclosures {
             }
             self.around.push(bits);
         }
-        self.all = if n == MAX_POINTS { Bits::MAX } else { (1 << n) - 1 };
+        self.all = if n == MAX_POINTS {
+            Bits::MAX
+        } else {
+            (1 << n) - 1
+        };
     }
 
     /// The points next to any point of `set`.
@@ -123,5 +128,4 @@ impl Enclosures {
         }
         points
     }
-
 }

@@ -59,11 +59,7 @@ fn read_in(
 
 /// Reads the defender on `at`, then whether it takes every attacker
 /// stone inside.
-fn read_and_take(
-    diagram: &str,
-    at: (usize, usize),
-    inside: &[(usize, usize)],
-) -> (Verdict, bool) {
+fn read_and_take(diagram: &str, at: (usize, usize), inside: &[(usize, usize)]) -> (Verdict, bool) {
     let b = board(diagram);
     let mut e = Enclosures::default();
     let verdict = read_in(&mut e, &b, at, inside, &[], &[]);

@@ -38,10 +38,11 @@ use thiserror::Error;
 
 use crate::{BoardSize, ByColor, Color, Point, MAX_SIZE};
 
-/// Row stride of the padded grid: the largest board plus a border on each side.
-const STRIDE: usize = MAX_SIZE as usize + 2;
-/// Cells of the padded grid. Indices fit in `u16`.
-const CELLS: usize = STRIDE * STRIDE;
+pub(crate) mod chains;
+pub(crate) mod flood;
+
+use chains::{neighbours, Links, CELLS, STRIDE};
+
 /// Words of a bitset over all cells.
 const SET_WORDS: usize = CELLS.div_ceil(64);
 /// Most points a board can have, hence most chains.
@@ -112,11 +113,6 @@ fn point_at(i: usize) -> Point {
         Some(p) => p,
         None => unreachable!("cell {i} is not a point"),
     }
-}
-
-#[inline]
-const fn neighbours(i: usize) -> [usize; 4] {
-    [i - STRIDE, i - 1, i + 1, i + STRIDE]
 }
 
 /// Why a stone could not be put on the board. The board is left unchanged.
@@ -192,14 +188,10 @@ pub struct Board {
     stones: [u32; 2],
     /// `EMPTY`, `BLACK`, `WHITE` or `BORDER` per cell.
     cells: [u8; CELLS],
-    /// Per stone: the head cell of its chain.
-    head: [u16; CELLS],
-    /// Per stone: the next stone of its chain (a circular list).
-    next: [u16; CELLS],
+    /// Chains as circular lists of stones, with their lengths.
+    links: Links,
     /// Per chain head: pseudo-liberties. Zero iff the chain has no liberty.
     libs: [u16; CELLS],
-    /// Per chain head: number of stones.
-    len: [u16; CELLS],
 }
 
 impl Board {
@@ -210,10 +202,8 @@ impl Board {
             hash: 0,
             stones: [0; 2],
             cells: [BORDER; CELLS],
-            head: [0; CELLS],
-            next: [0; CELLS],
+            links: Links::new(),
             libs: [0; CELLS],
-            len: [0; CELLS],
         };
         board.reset(size);
         board
@@ -335,11 +325,11 @@ impl Board {
             let n = neighbours(p)[dead.trailing_zeros() as usize];
             dead &= dead - 1;
             if self.cells[n] == opp {
-                out.captured += self.remove_chain(self.head[n] as usize);
+                out.captured += self.remove_chain(self.links.head(n));
                 last_capture = n;
             }
         }
-        let h = self.head[p] as usize;
+        let h = self.links.head(p);
         if self.libs[h] == 0 {
             // Capturing frees a neighbour of the new stone, so a suicide
             // never captured anything.
@@ -348,7 +338,7 @@ impl Board {
             let q = point_at(last_capture);
             out.single_capture = Some(q);
             // A lone stone's pseudo-liberties are its liberties.
-            if self.len[h] == 1 && self.libs[h] == 1 {
+            if self.links.len(h) == 1 && self.libs[h] == 1 {
                 out.ko = Some(q);
             }
         }
@@ -444,7 +434,7 @@ impl Board {
                     }
                 }
             }
-            s = self.next[s] as usize;
+            s = self.links.next(s);
             if s == start {
                 break;
             }
@@ -454,18 +444,19 @@ impl Board {
     /// Whether the chain on `point` has at least one liberty, in O(1) (false
     /// for an empty point).
     pub fn has_liberty(&self, point: Point) -> bool {
-        self.get(point).is_some() && self.libs[self.head[index(point)] as usize] > 0
+        self.get(point).is_some() && self.libs[self.links.head(index(point))] > 0
     }
 
     /// The chain on `point`, if there is a stone.
     pub fn chain_id(&self, point: Point) -> Option<ChainId> {
-        self.get(point).map(|_| ChainId(self.head[index(point)]))
+        self.get(point)
+            .map(|_| ChainId(self.links.head(index(point)) as u16))
     }
 
     /// Number of stones of the chain on `point` (0 for an empty point).
     pub fn chain_len(&self, point: Point) -> u32 {
         match self.get(point) {
-            Some(_) => u32::from(self.len[self.head[index(point)] as usize]),
+            Some(_) => u32::from(self.links.len(self.links.head(index(point)))),
             None => 0,
         }
     }
@@ -489,7 +480,7 @@ impl Board {
     /// [`Board::chain`] this walks every chain exactly once.
     pub fn chains(&self) -> impl Iterator<Item = Point> + '_ {
         self.cell_indices()
-            .filter(|&i| self.cells[i] != EMPTY && self.head[i] as usize == i)
+            .filter(|&i| self.cells[i] != EMPTY && self.links.head(i) == i)
             .map(point_at)
     }
 
@@ -525,8 +516,8 @@ impl Board {
             if let Some(c) = color_of(self.cells[i]) {
                 hash ^= ZOBRIST[c.index()][i];
                 stones[c.index()] += 1;
-                let h = self.head[i] as usize;
-                if self.cells[h] != self.cells[i] || self.head[h] as usize != h {
+                let h = self.links.head(i);
+                if self.cells[h] != self.cells[i] || self.links.head(h) != h {
                     return Err(format!("{p}: bad head"));
                 }
                 // Walk the chain from its head; it must contain this stone and
@@ -538,7 +529,7 @@ impl Board {
                 loop {
                     walked += 1;
                     found |= s == i;
-                    if self.head[s] as usize != h || self.cells[s] != self.cells[i] {
+                    if self.links.head(s) != h || self.cells[s] != self.cells[i] {
                         return Err(format!("{p}: chain list crosses chains"));
                     }
                     pseudo += neighbours(s)
@@ -546,11 +537,11 @@ impl Board {
                         .filter(|&&n| self.cells[n] == EMPTY)
                         .count() as u32;
                     for n in neighbours(s) {
-                        if self.cells[n] == self.cells[i] && self.head[n] as usize != h {
+                        if self.cells[n] == self.cells[i] && self.links.head(n) != h {
                             return Err(format!("{p}: adjacent stones in different chains"));
                         }
                     }
-                    s = self.next[s] as usize;
+                    s = self.links.next(s);
                     if s == h || walked > MAX_POINTS as u32 {
                         break;
                     }
@@ -558,8 +549,8 @@ impl Board {
                 if !found || s != h {
                     return Err(format!("{p}: not on its chain's list"));
                 }
-                if walked != u32::from(self.len[h]) {
-                    return Err(format!("{p}: length {} != {walked}", self.len[h]));
+                if walked != u32::from(self.links.len(h)) {
+                    return Err(format!("{p}: length {} != {walked}", self.links.len(h)));
                 }
                 if pseudo != u32::from(self.libs[h]) {
                     return Err(format!(
@@ -617,7 +608,7 @@ impl Board {
         for (k, n) in around.into_iter().enumerate() {
             let cell = self.cells[n];
             libs += u16::from(cell == EMPTY);
-            let h = self.head[n] as usize;
+            let h = self.links.head(n);
             let left = self.libs[h] - u16::from(is_stone(cell));
             self.libs[h] = left;
             friends |= u32::from(cell == me) << k;
@@ -626,25 +617,20 @@ impl Board {
             dead |= u32::from((cell == opp) & (left == 0)) << k;
         }
         if friends == 0 {
-            self.head[p] = p as u16;
-            self.next[p] = p as u16;
-            self.len[p] = 1;
+            self.links.single(p);
             self.libs[p] = libs;
             return dead;
         }
         // Join the first friendly chain without relabelling it, then merge
         // any other.
-        let h = self.head[around[friends.trailing_zeros() as usize]] as usize;
-        self.head[p] = h as u16;
-        self.next[p] = self.next[h];
-        self.next[h] = p as u16;
-        self.len[h] += 1;
+        let h = self.links.head(around[friends.trailing_zeros() as usize]);
+        self.links.attach(p, h);
         self.libs[h] += libs;
         friends &= friends - 1;
         while friends != 0 {
             let (a, b) = (
-                self.head[p] as usize,
-                self.head[around[friends.trailing_zeros() as usize]] as usize,
+                self.links.head(p),
+                self.links.head(around[friends.trailing_zeros() as usize]),
             );
             if a != b {
                 self.merge(a, b);
@@ -657,21 +643,7 @@ impl Board {
     /// Joins two chains, relabelling the smaller.
     #[inline]
     fn merge(&mut self, a: usize, b: usize) {
-        let (big, small) = if self.len[a] >= self.len[b] {
-            (a, b)
-        } else {
-            (b, a)
-        };
-        let mut s = small;
-        loop {
-            self.head[s] = big as u16;
-            s = self.next[s] as usize;
-            if s == small {
-                break;
-            }
-        }
-        self.next.swap(big, small);
-        self.len[big] += self.len[small];
+        let (big, small) = self.links.join(a, b);
         self.libs[big] += self.libs[small];
     }
 
@@ -689,10 +661,10 @@ impl Board {
             for m in neighbours(s) {
                 // Stones of the chain itself not yet emptied may be bumped too;
                 // harmless, the chain is going.
-                let h = self.head[m] as usize;
+                let h = self.links.head(m);
                 self.libs[h] += u16::from(is_stone(self.cells[m]));
             }
-            s = self.next[s] as usize;
+            s = self.links.next(s);
             if s == h {
                 break;
             }
@@ -704,11 +676,11 @@ impl Board {
     /// Takes one stone off the board. Removing a stone can split its chain, so
     /// the chain is removed whole and its other stones put back one by one.
     fn lift(&mut self, p: usize, color: Color) {
-        self.remove_chain(self.head[p] as usize);
-        let mut s = self.next[p] as usize;
+        self.remove_chain(self.links.head(p));
+        let mut s = self.links.next(p);
         while s != p {
             // `put` rewrites links of stones already put back only.
-            let following = self.next[s] as usize;
+            let following = self.links.next(s);
             let _ = self.put(s, color);
             s = following;
         }
@@ -781,7 +753,7 @@ impl DeadChains {
         if !is_stone(board.cells[i]) {
             return;
         }
-        let h = board.head[i] as usize;
+        let h = board.links.head(i);
         let (word, bit) = (h / 64, 1u64 << (h % 64));
         if board.libs[h] == 0 && self.seen[word] & bit == 0 {
             self.seen[word] |= bit;
@@ -819,7 +791,7 @@ impl Iterator for ChainStones<'_> {
             return None;
         }
         let p = point_at(self.cur as usize);
-        self.cur = self.board.next[self.cur as usize];
+        self.cur = self.board.links.next(self.cur as usize) as u16;
         self.done = self.cur == self.start;
         Some(p)
     }
