@@ -40,6 +40,7 @@ pub mod problem;
 pub mod analyse;
 pub mod board;
 pub mod dajiefang;
+pub mod diagram;
 pub mod game;
 pub mod info;
 pub mod life;

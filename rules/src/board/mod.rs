@@ -163,16 +163,7 @@ impl ChainId {
     pub const LIMIT: usize = CELLS;
 }
 
-/// Why a diagram could not be read.
-#[derive(Clone, Debug, PartialEq, Eq, Error)]
-pub enum DiagramError {
-    #[error("unexpected character {0:?} in a board diagram")]
-    BadChar(char),
-    #[error("diagram rows have different lengths ({expected} and {found})")]
-    Ragged { expected: usize, found: usize },
-    #[error(transparent)]
-    Size(#[from] crate::SizeError),
-}
+pub use crate::diagram::DiagramError;
 
 /// A Go board of any size from 2x2 to 25x25, with incremental chains and hash.
 ///
@@ -223,49 +214,20 @@ impl Board {
         }
     }
 
-    /// Reads a diagram, rows from the top: `X` (or `x`, `B`, `#`, `@`) black,
-    /// `O` (or `o`, `W`) white, `.` (or `+`, `-`, `_`) empty. Spaces are
-    /// ignored and blank lines skipped. Stones are put as setup: nothing is
+    /// Reads a diagram ([`crate::diagram`]: `X` black, `O` white, `.`
+    /// empty, rows from the top). Stones are put as setup: nothing is
     /// captured, even a chain drawn without liberties (see
     /// [`Board::remove_chains_without_liberties`]).
     ///
     /// # Errors
-    /// An unknown character, rows of different lengths, or a size outside
-    /// 2x2..=25x25.
+    /// An unknown character, rows of different lengths, no rows, or a size
+    /// outside 2x2..=25x25.
     pub fn from_diagram(diagram: &str) -> Result<Board, DiagramError> {
-        let mut rows: Vec<Vec<Option<Color>>> = Vec::new();
-        for line in diagram.lines() {
-            let mut row = Vec::new();
-            for ch in line.chars().filter(|c| !c.is_whitespace()) {
-                row.push(match ch {
-                    'X' | 'x' | 'B' | '#' | '@' => Some(Color::Black),
-                    'O' | 'o' | 'W' => Some(Color::White),
-                    '.' | '+' | '-' | '_' => None,
-                    other => return Err(DiagramError::BadChar(other)),
-                });
-            }
-            if row.is_empty() {
-                continue;
-            }
-            if let Some(first) = rows.first() {
-                if first.len() != row.len() {
-                    return Err(DiagramError::Ragged {
-                        expected: first.len(),
-                        found: row.len(),
-                    });
-                }
-            }
-            rows.push(row);
-        }
-        let width = rows.first().map_or(0, Vec::len);
-        let size = BoardSize::new(width as u32, rows.len() as u32)?;
+        let (size, points) = crate::diagram::parse(diagram)?;
         let mut board = Board::new(size);
-        for (y, row) in rows.iter().enumerate() {
-            for (x, color) in row.iter().enumerate() {
-                if let Some(color) = *color {
-                    let p = Point::new(x as u8, y as u8).expect("size checked");
-                    let _ = board.put(index(p), color);
-                }
+        for (p, color) in size.iter().zip(points) {
+            if let Some(color) = color {
+                let _ = board.put(index(p), color);
             }
         }
         Ok(board)

@@ -1,5 +1,3 @@
-use thiserror::Error;
-
 use crate::{BoardSize, Color, Point, MAX_SIZE};
 
 /// Points of the largest board.
@@ -14,22 +12,7 @@ pub struct Position {
     cells: [Option<Color>; MAX_POINTS],
 }
 
-/// Why a diagram could not be read.
-#[derive(Clone, Debug, PartialEq, Eq, Error)]
-pub enum DiagramError {
-    #[error("diagram has no rows")]
-    Empty,
-    #[error("row {row} has {found} points, the first row has {expected}")]
-    RaggedRow {
-        row: usize,
-        found: usize,
-        expected: usize,
-    },
-    #[error("unknown character {0:?} (use X or # for Black, O for White, . or + for empty)")]
-    BadChar(char),
-    #[error(transparent)]
-    Size(#[from] crate::SizeError),
-}
+pub use crate::diagram::DiagramError;
 
 impl Position {
     pub fn empty(size: BoardSize) -> Position {
@@ -39,51 +22,17 @@ impl Position {
         }
     }
 
-    /// Reads a diagram, rows from the top: `X`/`#` Black, `O` White, `.`/`+`
-    /// empty. Spaces are ignored, and so are row numbers and a trailing column
-    /// legend line made of letters, so that RULES.md-style diagrams paste in.
+    /// Reads a diagram ([`crate::diagram`]: `X` Black, `O` White, `.`
+    /// empty, rows from the top; row numbers and a column legend line are
+    /// skipped, so that RULES.md-style diagrams paste in).
     ///
     /// # Errors
-    /// On unknown characters, rows of different lengths, or a bad size.
+    /// On unknown characters, rows of different lengths, no rows, or a bad
+    /// size.
     pub fn from_diagram(text: &str) -> Result<Position, DiagramError> {
-        let mut rows: Vec<Vec<Option<Color>>> = Vec::new();
-        for line in text.lines() {
-            let body: String = line
-                .chars()
-                .skip_while(|c| c.is_ascii_digit() || c.is_whitespace())
-                .filter(|c| !c.is_whitespace())
-                .collect();
-            if body.is_empty() || body.chars().all(|c| c.is_ascii_lowercase()) {
-                continue;
-            }
-            let mut row = Vec::new();
-            for c in body.chars() {
-                row.push(match c {
-                    'X' | '#' | 'x' | 'B' => Some(Color::Black),
-                    'O' | 'o' | 'W' => Some(Color::White),
-                    '.' | '+' => None,
-                    other => return Err(DiagramError::BadChar(other)),
-                });
-            }
-            rows.push(row);
-        }
-        let width = rows.first().ok_or(DiagramError::Empty)?.len();
-        for (i, row) in rows.iter().enumerate() {
-            if row.len() != width {
-                return Err(DiagramError::RaggedRow {
-                    row: i + 1,
-                    found: row.len(),
-                    expected: width,
-                });
-            }
-        }
-        let size = BoardSize::new(width as u32, rows.len() as u32)?;
+        let (size, points) = crate::diagram::parse(text)?;
         let mut pos = Position::empty(size);
-        for (y, row) in rows.iter().enumerate() {
-            for (x, cell) in row.iter().enumerate() {
-                pos.cells[y * width + x] = *cell;
-            }
-        }
+        pos.cells[..points.len()].copy_from_slice(&points);
         Ok(pos)
     }
 
@@ -184,7 +133,7 @@ mod tests {
     fn diagram_errors_say_what_is_wrong() {
         assert_eq!(
             Position::from_diagram("X.\nX"),
-            Err(DiagramError::RaggedRow {
+            Err(DiagramError::Ragged {
                 row: 2,
                 found: 1,
                 expected: 2
