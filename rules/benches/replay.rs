@@ -1,4 +1,4 @@
-//! Quick replay speed check, no harness: random legal 250-move 19x19 games,
+//! Quick replay speed check, no harness: self-play 19x19 games of up to 250 moves,
 //! replayed with one warm `Replayer`. Run with
 //! `cargo bench -p verdict-rules --bench replay`.
 
@@ -9,58 +9,32 @@ use verdict_rules::board::Board;
 use verdict_rules::game::{Game, Handicap};
 use verdict_rules::info::GameInfo;
 use verdict_rules::replay::Replayer;
-use verdict_rules::{BoardSize, Color, Move, Point, Problems};
+use verdict_rules::rng::SplitMix64;
+use verdict_rules::selfplay::{Policy, SelfPlay};
+use verdict_rules::{BoardSize, Color, Move, Problems};
 
 const GAMES: usize = 200;
 const MOVES: usize = 250;
 
-/// xorshift64*: deterministic games without a dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-}
-
-/// A game of random moves that are legal without suicide and with simple ko
-/// (superko is left to chance, as in real records), with two passes at the end.
-fn random_game(rng: &mut Rng) -> Game<'static> {
+/// A 19x19 game of rules' self-play with invasions (the board fills up
+/// like a playout, with captures everywhere), cut at [`MOVES`] moves, with
+/// two passes at the end.
+fn random_game(seed: u64) -> Game<'static> {
     let size = BoardSize::NINETEEN;
-    let mut board = Board::new(size);
-    let mut moves = Vec::with_capacity(MOVES + 2);
-    let mut color = Color::Black;
-    let mut ko = None;
-    while moves.len() < MOVES {
-        let mut played = false;
-        for _ in 0..50 {
-            let n = rng.next() % 361;
-            let p = Point::new((n % 19) as u8, (n / 19) as u8).unwrap();
-            if Some(p) == ko || board.get(p).is_some() {
-                continue;
-            }
-            let mut trial = board.clone();
-            if let Ok(out) = trial.play(color, p) {
-                if !out.is_suicide() {
-                    board = trial;
-                    ko = out.ko;
-                    moves.push(Move::play(color, p));
-                    played = true;
-                    break;
-                }
-            }
-        }
-        if !played {
-            ko = None;
-            moves.push(Move::pass(color));
-        }
-        color = !color;
+    let policy = Policy {
+        invasions: true,
+        leave_dame: false,
+    };
+    let mut play = SelfPlay::new(size, Vec::new(), SplitMix64(seed), policy);
+    play.play_out(Color::Black);
+    let mut moves: Vec<Move> = play.moves().to_vec();
+    moves.truncate(MOVES);
+    while moves.last().is_some_and(|m| m.is_pass()) {
+        moves.pop();
     }
-    moves.push(Move::pass(color));
-    moves.push(Move::pass(!color));
+    let last = moves.last().map_or(Color::White, |m| m.color);
+    moves.push(Move::pass(!last));
+    moves.push(Move::pass(last));
     Game {
         size,
         info: GameInfo::default(),
@@ -79,7 +53,7 @@ fn random_game(rng: &mut Rng) -> Game<'static> {
 /// Times rounds for about two seconds and reports the fastest round, the
 /// tenth percentile and the median: the machine may be shared, so the low
 /// figures are the steadier ones.
-fn measure(label: &str, per_round: usize, mut round: impl FnMut()) {
+fn measure(label: &str, per_round: usize, moves: usize, mut round: impl FnMut()) {
     round();
     let start = Instant::now();
     let mut times = Vec::new();
@@ -96,13 +70,15 @@ fn measure(label: &str, per_round: usize, mut round: impl FnMut()) {
         us(0),
         us(n / 10),
         us(n / 2),
-        us(0) * 1e3 / (MOVES + 2) as f64
+        us(0) * 1e3 / moves as f64
     );
 }
 
 fn main() {
-    let mut rng = Rng(0x5EED_0F6A_3E00_F00D);
-    let games: Vec<Game> = (0..GAMES).map(|_| random_game(&mut rng)).collect();
+    let games: Vec<Game> = (0..GAMES as u64)
+        .map(|i| random_game(0x5EED_0F6A_3E00_F00D ^ i))
+        .collect();
+    let moves: usize = games.iter().map(|g| g.moves.len()).sum::<usize>() / GAMES;
     let captures: u32 = {
         let mut r = Replayer::new();
         games
@@ -114,19 +90,19 @@ fn main() {
             .sum()
     };
     println!(
-        "{GAMES} random 19x19 games of {MOVES} moves, {:.1} captured stones per game",
+        "{GAMES} self-play 19x19 games of {moves} moves on average, {:.1} captured stones per game",
         f64::from(captures) / GAMES as f64
     );
 
     let mut replayer = Replayer::new();
-    measure("replay (10 families, accounting)", GAMES, || {
+    measure("replay (10 families, accounting)", GAMES, moves, || {
         for g in &games {
             black_box(replayer.replay(black_box(g)));
         }
     });
 
     let mut board = Board::new(BoardSize::NINETEEN);
-    measure("board only (play every move)", GAMES, || {
+    measure("board only (play every move)", GAMES, moves, || {
         for g in &games {
             board.reset(g.size);
             for m in &g.moves {

@@ -47,6 +47,7 @@ pub mod life;
 pub mod replay;
 pub mod rng;
 pub mod score;
+pub mod selfplay;
 pub mod settle;
 pub mod sgf;
 pub mod text;

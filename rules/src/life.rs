@@ -655,19 +655,12 @@ mod tests {
         assert_eq!(territory_of(&tpos, &tpa, Color::Black), [p(3, 5), p(4, 6)]);
     }
 
-    /// xorshift64*, enough for test positions.
-    struct Rng(u64);
+    /// rules' one seeded generator, drawing `0..n` for test positions.
+    struct Rng(crate::rng::SplitMix64);
 
     impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-        }
-
         fn below(&mut self, n: u64) -> u64 {
-            (self.next() >> 32) % n
+            self.0.below(n as usize) as u64
         }
     }
 
@@ -752,7 +745,7 @@ mod tests {
 
     #[test]
     fn random_positions_keep_bensons_invariants() {
-        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let mut rng = Rng(crate::rng::SplitMix64(0x9e37_79b9_7f4a_7c15));
         let mut alive_seen = 0;
         let mut territory_seen = 0;
         let mut dead_seen = 0;
@@ -887,7 +880,7 @@ mod tests {
     /// of a pass-alive chain is ever captured.
     #[test]
     fn pass_alive_chains_survive_any_run_of_opponent_moves() {
-        let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+        let mut rng = Rng(crate::rng::SplitMix64(0x2545_f491_4f6c_dd1d));
         let mut checked = 0;
         for _ in 0..400 {
             let pos = random_position(&mut rng, 3..6);

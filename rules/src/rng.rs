@@ -1,5 +1,6 @@
 //! One seeded generator for what needs reproducible randomness outside the
-//! settler's playouts (self-play corpora, 大解放 self-play, property tests):
+//! settler's playouts (self-play games of [`crate::selfplay`] for corpora,
+//! benchmarks and property tests, 大解放 self-play, random test positions):
 //! the same seed gives the same games on every machine and in every
 //! version, which the tests and `verdict synth` rely on.
 //!

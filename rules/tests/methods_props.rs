@@ -3,9 +3,9 @@
 //! the features the seeds' equivalence leaves out, and where it has some,
 //! each procedure differs by exactly what that feature predicts.
 //!
-//! Games are random legal games (no suicide, no immediate ko retake) on 5x5
-//! to 8x8 boards, some with a stop in the middle and play resumed, ended by
-//! two passes, read back from SGF and analysed as real records (the settler
+//! Games are rules' self-play ([`verdict_rules::selfplay`]: legal, no
+//! suicide, no own territory filled) on 5x5 to 8x8 boards, some with a
+//! stop in the middle and play resumed, ended by two passes, read back from SGF and analysed as real records (the settler
 //! decides the dead stones). Writing `dX` for Black minus White of `X`, `A`
 //! the area difference, `E` basic eyes, `K` the blocks, `P` the basic eye
 //! points the fill procedures keep, `F` the points still to fill:
@@ -20,28 +20,21 @@
 use proptest::prelude::*;
 use proptest::test_runner::Config;
 use verdict_rules::analyse::{Analyser, KomiPolicy};
-use verdict_rules::board::Board;
 use verdict_rules::game::Game;
+use verdict_rules::rng::SplitMix64;
 use verdict_rules::score::methods::{count_methods, Edition, Finding, Method, MethodsReport};
 use verdict_rules::score::RuleSet;
+use verdict_rules::selfplay::{Policy, SelfPlay};
 use verdict_rules::sgf::Reader;
 use verdict_rules::{BoardSize, Color, Point};
 
-/// rules' SplitMix64, drawn by remainder as these positions always were.
-struct Rng(verdict_rules::rng::SplitMix64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0.next_u64()
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
-/// A random finished game as SGF text.
+/// A random finished game as SGF text: rules' self-play on a 5x5 to 8x8
+/// board (some not square), with invasions in half the games (boards that
+/// fill up, so fills and bowls running out occur), and in a quarter of
+/// them a stop in the middle (two passes, then play resumes: a dispute
+/// settled).
 fn random_game(seed: u64) -> String {
-    let mut rng = Rng(verdict_rules::rng::SplitMix64(seed));
+    let mut rng = SplitMix64(seed);
     let w = 5 + rng.below(4) as u32;
     let h = if rng.below(3) == 0 {
         5 + rng.below(4) as u32
@@ -49,61 +42,26 @@ fn random_game(seed: u64) -> String {
         w
     };
     let size = BoardSize::new(w, h).unwrap();
-    let mut board = Board::new(size);
-    let mut text = format!("(;GM[1]SZ[{w}:{h}]KM[0.5]RU[Chinese]");
-    let mut color = Color::Black;
-    let mut ko: Option<Point> = None;
-    let mut passes = 0;
-    let stop_at = if rng.below(4) == 0 {
-        rng.below(2 * size.points())
-    } else {
-        usize::MAX - 1
+    let policy = Policy {
+        invasions: rng.chance(0.5),
+        leave_dame: false,
     };
-    let mut stopped_once = false;
-    for n in 0..4 * size.points() {
-        let mut played = false;
-        let forced = !stopped_once && (n == stop_at || n == stop_at + 1);
-        if !forced {
-            for _ in 0..40 {
-                let i = rng.below(size.points());
-                let p = Point::new((i % w as usize) as u8, (i / w as usize) as u8).unwrap();
-                if board.get(p).is_some() || Some(p) == ko {
-                    continue;
-                }
-                // Never fill an own one-point eye: games then end with eyes.
-                if board.neighbors(p).all(|q| board.get(q) == Some(color)) {
-                    continue;
-                }
-                let mut trial = board.clone();
-                let Ok(out) = trial.play(color, p) else {
-                    continue;
-                };
-                if out.is_suicide() {
-                    continue;
-                }
-                board = trial;
-                ko = out.ko;
-                text.push_str(&format!(";{}[{}]", color.letter(), p));
-                played = true;
-                break;
-            }
+    let stop = rng.below(4) == 0;
+    let mut play = SelfPlay::new(size, Vec::new(), SplitMix64(rng.next_u64()), policy);
+    play.play_out(Color::Black);
+    let moves = play.moves();
+    let stop_at = stop.then(|| rng.below(moves.len()));
+    let mut text = format!("(;GM[1]SZ[{w}:{h}]KM[0.5]RU[Chinese]");
+    let mut put = |color: Color, at: Option<Point>| {
+        let at = at.map(|p| p.to_string()).unwrap_or_default();
+        text.push_str(&format!(";{}[{at}]", color.letter()));
+    };
+    for (i, m) in moves.iter().enumerate() {
+        if stop_at == Some(i) {
+            put(m.color, None);
+            put(!m.color, None);
         }
-        if played {
-            passes = 0;
-        } else {
-            ko = None;
-            text.push_str(&format!(";{}[]", color.letter()));
-            passes += 1;
-            if passes == 2 {
-                if stopped_once {
-                    break;
-                }
-                // A stop in the middle: play resumes (a dispute settled).
-                stopped_once = true;
-                passes = 0;
-            }
-        }
-        color = !color;
+        put(m.color, m.point());
     }
     text.push(')');
     text
