@@ -48,7 +48,7 @@ pub mod selfplay;
 
 pub use play::VariantMove;
 pub use replay::{
-    Accounting, Illegal, IllegalMove, Impossible, Origin, Replayer, Report, Stage, Verdict,
+    Accounting, Illegal, IllegalMove, Impossible, Origin, Replayer, Report, Stage, VariantVerdict,
 };
 
 use crate::info::GameInfo;

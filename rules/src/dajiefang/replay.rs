@@ -123,12 +123,12 @@ pub struct IllegalMove {
 /// How a record fares under the variant's legality (the family
 /// [`super::FAMILY`]).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Verdict {
+pub struct VariantVerdict {
     pub first_illegal: Option<IllegalMove>,
     pub illegal_moves: u32,
 }
 
-impl Verdict {
+impl VariantVerdict {
     pub const fn is_legal(&self) -> bool {
         self.illegal_moves == 0
     }
@@ -213,7 +213,7 @@ impl Accounting {
 /// Everything one variant replay found.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Report {
-    pub verdict: Verdict,
+    pub verdict: VariantVerdict,
     /// Replay's own problems (out of turn, occupied, not own stone,
     /// repetition, suicide, play after the end); the record's other
     /// problems stay in [`Game::problems`].
@@ -305,7 +305,7 @@ impl Replayer {
             history: &mut self.history,
             origins: &mut self.origins,
             illegal: &mut self.illegal,
-            verdict: Verdict::default(),
+            verdict: VariantVerdict::default(),
             problems: Problems::NONE,
             acc: Accounting::default(),
             to_move,
@@ -374,7 +374,7 @@ struct Run<'r> {
     history: &'r mut History,
     origins: &'r mut Vec<Origin>,
     illegal: &'r mut Vec<IllegalMove>,
-    verdict: Verdict,
+    verdict: VariantVerdict,
     problems: Problems,
     acc: Accounting,
     to_move: Color,

@@ -38,4 +38,4 @@ pub use game::{GameInfo, RawInfo};
 pub use handicap::{parse_handicap, parse_year};
 pub use komi::{Komi, KomiScale, ParseKomiError};
 pub use result::{GameResult, ParseResultError, WinBy};
-pub use rules::{HandicapBonus, KataGoRules, KoRule, Rules, ScoringRule, TaxRule};
+pub use rules::{HandicapBonus, KataGoKoRule, KataGoRules, Rules, ScoringRule, TaxRule};

@@ -122,7 +122,7 @@ impl fmt::Display for Rules {
 
 /// KataGo's ko rule.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub enum KoRule {
+pub enum KataGoKoRule {
     Simple,
     Positional,
     Situational,
@@ -158,7 +158,7 @@ pub enum HandicapBonus {
 /// Absent keys take KataGo's defaults, which are Tromp-Taylor's.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct KataGoRules {
-    pub ko: KoRule,
+    pub ko: KataGoKoRule,
     pub scoring: ScoringRule,
     pub tax: TaxRule,
     /// Multi-stone suicide allowed.
@@ -176,7 +176,7 @@ impl KataGoRules {
             return None;
         }
         let mut r = KataGoRules {
-            ko: KoRule::Positional,
+            ko: KataGoKoRule::Positional,
             scoring: ScoringRule::Area,
             tax: TaxRule::None,
             suicide: true,
@@ -198,10 +198,10 @@ impl KataGoRules {
                 r.ko = take(
                     &mut rest,
                     &[
-                        ("simple", KoRule::Simple),
-                        ("positional", KoRule::Positional),
-                        ("situational", KoRule::Situational),
-                        ("spight", KoRule::Spight),
+                        ("simple", KataGoKoRule::Simple),
+                        ("positional", KataGoKoRule::Positional),
+                        ("situational", KataGoKoRule::Situational),
+                        ("spight", KataGoKoRule::Spight),
                     ],
                 )?;
                 seen_ko = true;
@@ -263,10 +263,10 @@ impl KataGoRules {
     pub fn family(&self) -> Rules {
         match (self.scoring, self.suicide) {
             (ScoringRule::Territory, _) => Rules::Japanese,
-            (ScoringRule::Area, true) if self.ko == KoRule::Situational => Rules::NewZealand,
+            (ScoringRule::Area, true) if self.ko == KataGoKoRule::Situational => Rules::NewZealand,
             (ScoringRule::Area, true) => Rules::TrompTaylor,
             (ScoringRule::Area, false)
-                if self.ko == KoRule::Situational
+                if self.ko == KataGoKoRule::Situational
                     || self.button
                     || self.white_handicap_bonus == HandicapBonus::NMinusOne =>
             {
@@ -317,7 +317,12 @@ mod tests {
         let k = k.unwrap();
         assert_eq!(
             (k.ko, k.scoring, k.tax, k.suicide),
-            (KoRule::Positional, ScoringRule::Area, TaxRule::None, true)
+            (
+                KataGoKoRule::Positional,
+                ScoringRule::Area,
+                TaxRule::None,
+                true
+            )
         );
         let (family, k) = Rules::parse("koSIMPLEscoreTERRITORYtaxSEKIsui0");
         assert_eq!(family, Rules::Japanese);

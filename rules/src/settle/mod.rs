@@ -90,9 +90,9 @@ use crate::score::Position;
 use crate::{Color, Point};
 
 use crate::board::chains::{neighbours as nbrs, CELLS};
-use enclosure::{Enclosures, Role, Verdict, MAX_SACRIFICE};
+use enclosure::{Answer, Enclosures, Role, MAX_SACRIFICE};
 use playout::{PlayoutBoard, Playouts, BORDER};
-use reading::Reader;
+use reading::Tactics;
 use statics::{StaticFate, Statics};
 
 /// What became of a chain.
@@ -294,7 +294,7 @@ const MAX_PLAYOUTS: u32 = 512;
 pub struct Settler {
     statics: Statics,
     playouts: Playouts,
-    reader: Reader,
+    reader: Tactics,
     fates: Vec<StaticFate>,
     /// Chains [`capture_to_live`] found captured, then their captors.
     rescued: Vec<(u16, u16)>,
@@ -504,7 +504,7 @@ impl Settler {
 /// in atari, against a chain with a two-point eye. The playouts often
 /// gave the fight to the twelve: it was exact on only 4 of 16 seeds.
 fn capture_to_live(
-    reader: &mut Reader,
+    reader: &mut Tactics,
     statics: &Statics,
     start: &PlayoutBoard,
     w: usize,
@@ -589,7 +589,7 @@ const TEMPO_CONFIDENCE: f32 = 0.6;
 /// that captures. A ko is left open: taking it would need a threat.
 /// `found` is scratch space.
 fn tempo_fights(
-    reader: &mut Reader,
+    reader: &mut Tactics,
     statics: &Statics,
     start: &PlayoutBoard,
     w: usize,
@@ -727,7 +727,7 @@ fn read_enclosures(
         });
         // The chain stands: do the opponent's stones inside that the
         // layers above were not sure of die when it moves first?
-        let takes = verdict == Verdict::Stands
+        let takes = verdict == Answer::Stands
             && enclosures.cells().any(|cell| {
                 let s = start.stone(cell);
                 (s == 1 || s == 2) && {
@@ -745,7 +745,7 @@ fn read_enclosures(
                 if takes && chains[k].color != fate.color && chains[k].status != Status::Dead {
                     chains[k].read_as(Status::Dead, READING_CONFIDENCE);
                 }
-                if verdict == Verdict::Dies {
+                if verdict == Answer::Dies {
                     let status = if chains[k].color == fate.color {
                         Status::Dead
                     } else {
@@ -788,7 +788,7 @@ const SHUT_IN_BUDGET: u32 = 10_000;
 /// knows better, decides only when the playouts come out near even.
 /// `seen` is scratch space.
 fn read_shut_in(
-    reader: &mut Reader,
+    reader: &mut Tactics,
     enclosures: &mut Enclosures,
     statics: &Statics,
     start: &PlayoutBoard,
@@ -946,7 +946,7 @@ fn read_shut_in(
             if start.stone(q) == me {
                 let k = chain_on(statics, q, w);
                 seen[k] = true;
-                if verdict == Verdict::Dies {
+                if verdict == Answer::Dies {
                     chains[k].read_as(Status::Dead, SHUT_IN_CONFIDENCE);
                 }
             }
@@ -985,7 +985,7 @@ fn set_up(
 /// play comes out even on exactly these, since whoever fills a shared
 /// liberty first loses.
 fn count_races(
-    reader: &mut Reader,
+    reader: &mut Tactics,
     statics: &Statics,
     start: &PlayoutBoard,
     w: usize,

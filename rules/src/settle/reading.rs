@@ -41,7 +41,7 @@ const MAX_CANDIDATES: usize = 12;
 /// Reusable scratch: one board per ply, so that reading does not allocate
 /// after the first position.
 #[derive(Debug, Default)]
-pub(crate) struct Reader {
+pub(crate) struct Tactics {
     /// The position read from.
     base: Option<Box<PlayoutBoard>>,
     boards: Vec<Box<PlayoutBoard>>,
@@ -51,7 +51,7 @@ pub(crate) struct Reader {
     captors_safe: bool,
 }
 
-impl Reader {
+impl Tactics {
     /// The position to read from: set it up before asking.
     pub(crate) fn board(&mut self) -> &mut PlayoutBoard {
         self.base
@@ -372,8 +372,8 @@ mod tests {
     use super::*;
 
     /// A reader set up on `diagram` (X black, O white, . empty).
-    fn reader(diagram: &str) -> Reader {
-        let mut r = Reader::default();
+    fn reader(diagram: &str) -> Tactics {
+        let mut r = Tactics::default();
         r.board().copy_from(&PlayoutBoard::from_diagram(diagram));
         r
     }

@@ -454,7 +454,8 @@ fn chain_in_atari_next_to_the_corner_is_captured() {
 }
 
 /// One of the passes of [`Settler::read_out`] that share a signature.
-type Pass = fn(&mut Reader, &Statics, &PlayoutBoard, usize, &mut [ChainFate], &mut Vec<(u16, u16)>);
+type Pass =
+    fn(&mut Tactics, &Statics, &PlayoutBoard, usize, &mut [ChainFate], &mut Vec<(u16, u16)>);
 
 /// Runs `pass` on `diagram` with every chain that is not pass-alive given
 /// the fate `others`, except those on `given` (SGF coordinates) which get
@@ -486,7 +487,7 @@ fn after_pass(
     }
     let start = PlayoutBoard::from_diagram(diagram);
     pass(
-        &mut Reader::default(),
+        &mut Tactics::default(),
         &statics,
         &start,
         w,

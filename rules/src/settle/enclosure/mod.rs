@@ -151,7 +151,7 @@ pub(crate) enum Role {
 
 /// The answer for one enclosure.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Verdict {
+pub(crate) enum Answer {
     /// Every defending stone inside is captured, the attacker moving first.
     Dies,
     /// The defender keeps stones inside whatever the attacker plays first
@@ -227,14 +227,14 @@ impl Enclosures {
         board: &PlayoutBoard,
         cell: usize,
         role: impl Fn(usize) -> Role,
-    ) -> Verdict {
+    ) -> Answer {
         let defender = board.stone(cell);
         if defender != 1 && defender != 2 {
-            return Verdict::Open;
+            return Answer::Open;
         }
         if !self.enclose(board, cell, &role) {
             self.reset_local();
-            return Verdict::Open;
+            return Answer::Open;
         }
         self.index(board);
         self.defender = usize::from(defender - 1);
@@ -242,15 +242,15 @@ impl Enclosures {
         self.wall = self.attacker;
         self.attacker_kos = true;
         let answer = match self.search(board) {
-            Some(true) => Verdict::Dies,
-            Some(false) => Verdict::Stands,
-            None => Verdict::Unsure,
+            Some(true) => Answer::Dies,
+            Some(false) => Answer::Stands,
+            None => Answer::Unsure,
         };
         self.reset_local();
         answer
     }
 
-    /// After a [`read`](Self::read) that answered [`Verdict::Stands`]: does
+    /// After a [`read`](Self::read) that answered [`Answer::Stands`]: does
     /// the defender, moving first, capture every attacker stone inside
     /// that enclosure (its wall still standing)? A race the defender's
     /// chain wins inside, with no liberty outside, is settled here: the

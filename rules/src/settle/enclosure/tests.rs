@@ -15,7 +15,7 @@ fn read_with(
     at: (usize, usize),
     inside: &[(usize, usize)],
     plain: &[(usize, usize)],
-) -> Verdict {
+) -> Answer {
     read_in(
         &mut Enclosures::default(),
         &board(diagram),
@@ -34,7 +34,7 @@ fn read_in(
     inside: &[(usize, usize)],
     plain: &[(usize, usize)],
     prisoners: &[(usize, usize)],
-) -> Verdict {
+) -> Answer {
     let cell = PlayoutBoard::cell(x, y);
     let defender = b.stone(cell);
     let heads = |points: &[(usize, usize)]| -> Vec<usize> {
@@ -59,14 +59,14 @@ fn read_in(
 
 /// Reads the defender on `at`, then whether it takes every attacker
 /// stone inside.
-fn read_and_take(diagram: &str, at: (usize, usize), inside: &[(usize, usize)]) -> (Verdict, bool) {
+fn read_and_take(diagram: &str, at: (usize, usize), inside: &[(usize, usize)]) -> (Answer, bool) {
     let b = board(diagram);
     let mut e = Enclosures::default();
     let verdict = read_in(&mut e, &b, at, inside, &[], &[]);
     (verdict, e.takes_inside(&b))
 }
 
-fn read(diagram: &str, at: (usize, usize), inside: &[(usize, usize)]) -> Verdict {
+fn read(diagram: &str, at: (usize, usize), inside: &[(usize, usize)]) -> Answer {
     read_with(diagram, at, inside, &[])
 }
 
@@ -84,7 +84,7 @@ const SEKI_WITH_TWO_INSIDE: &str = "
 fn seki_with_stones_inside_stands() {
     assert_eq!(
         read(SEKI_WITH_TWO_INSIDE, (4, 2), &[(6, 3), (5, 4)]),
-        Verdict::Stands
+        Answer::Stands
     );
 }
 
@@ -95,7 +95,7 @@ fn stones_whose_other_liberty_is_a_pocket_are_no_wall() {
     // and would lose the seki. They are inside instead.
     assert_eq!(
         read_with(SEKI_WITH_TWO_INSIDE, (4, 2), &[], &[(6, 3), (5, 4)]),
-        Verdict::Stands
+        Answer::Stands
     );
 }
 
@@ -117,13 +117,13 @@ fn a_dead_stone_next_to_a_wall_is_room_for_it() {
     let b = board(WALL_NEXT_TO_A_PRISONER);
     let mut e = Enclosures::default();
     let verdict = read_in(&mut e, &b, (0, 0), &[], &walls, &[(6, 0)]);
-    assert_eq!(verdict, Verdict::Dies);
+    assert_eq!(verdict, Answer::Dies);
     // Not known dead, g9 is the defender's: f9 has one liberty
     // outside, joins the inside, and the space opens onto the whole
     // board, too big to read.
     assert_eq!(
         read_with(WALL_NEXT_TO_A_PRISONER, (0, 0), &[], &walls),
-        Verdict::Open
+        Answer::Open
     );
 }
 
@@ -159,22 +159,22 @@ fn ring(eye: &str) -> String {
 
 #[test]
 fn straight_three_dies_to_its_vital_point() {
-    assert_eq!(read(&ring(". . ."), (1, 1), &[]), Verdict::Dies);
+    assert_eq!(read(&ring(". . ."), (1, 1), &[]), Answer::Dies);
 }
 
 #[test]
 fn a_stone_inside_a_three_point_eye_kills() {
-    assert_eq!(read(&ring("X . ."), (1, 1), &[(2, 2)]), Verdict::Dies);
+    assert_eq!(read(&ring("X . ."), (1, 1), &[(2, 2)]), Answer::Dies);
 }
 
 #[test]
 fn two_eyes_stand() {
-    assert_eq!(read(&ring(". O ."), (1, 1), &[]), Verdict::Stands);
+    assert_eq!(read(&ring(". O ."), (1, 1), &[]), Answer::Stands);
 }
 
 #[test]
 fn straight_four_stands() {
-    assert_eq!(read(&ring(". . . ."), (1, 1), &[]), Verdict::Stands);
+    assert_eq!(read(&ring(". . . ."), (1, 1), &[]), Answer::Stands);
 }
 
 #[test]
@@ -189,7 +189,7 @@ fn an_open_group_is_not_read() {
         . . . . . . . . . .
         . . . . . . . . . .
         . . . . . . . . . .";
-    assert_eq!(read(d, (1, 1), &[]), Verdict::Open);
+    assert_eq!(read(d, (1, 1), &[]), Answer::Open);
 }
 
 /// The top right of KGS 2017-01-21-19: Black's chain has no liberty
@@ -210,7 +210,7 @@ fn a_chain_with_no_liberty_outside_takes_the_stones_inside() {
     let inside = [(6, 1), (4, 3), (5, 4)];
     assert_eq!(
         read_and_take(RACE_WITHOUT_OUTSIDE_LIBERTIES, (4, 0), &inside),
-        (Verdict::Stands, true)
+        (Answer::Stands, true)
     );
 }
 
@@ -233,7 +233,7 @@ fn a_stone_taken_only_in_a_ko_is_left_standing() {
     // same capture is for good.
     assert_eq!(
         read_and_take(TAKEN_IN_A_KO, (1, 1), &[(5, 4)]),
-        (Verdict::Stands, false)
+        (Answer::Stands, false)
     );
     let no_ko = "
         O O O O O O O O
@@ -246,7 +246,7 @@ fn a_stone_taken_only_in_a_ko_is_left_standing() {
         O O O O O O O O";
     assert_eq!(
         read_and_take(no_ko, (1, 1), &[(5, 4)]),
-        (Verdict::Stands, true)
+        (Answer::Stands, true)
     );
 }
 
@@ -266,5 +266,5 @@ const LONG_RACE: &str = "
 
 #[test]
 fn a_kill_by_a_long_forcing_line_is_found() {
-    assert_eq!(read(LONG_RACE, (5, 0), &[(6, 0), (8, 1)]), Verdict::Dies);
+    assert_eq!(read(LONG_RACE, (5, 0), &[(6, 0), (8, 1)]), Answer::Dies);
 }
