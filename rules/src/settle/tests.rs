@@ -722,7 +722,7 @@ fn a_capture_that_leaves_one_eye_is_dead() {
 /// eye; Black's g2 and f1 sit in White's space f2-g1. Whoever fills a
 /// shared point first loses: seki, nothing dead. (The enclosure reading's
 /// `seki_with_stones_inside_stands` is the same corner.)
-const SEKI_WITH_STONES_INSIDE: &str = "
+pub(super) const SEKI_WITH_STONES_INSIDE: &str = "
     . X X . X X .
     . . X X O X X
     . X X O O O O

@@ -70,15 +70,11 @@ fn read(diagram: &str, at: (usize, usize), inside: &[(usize, usize)]) -> Answer 
     read_with(diagram, at, inside, &[])
 }
 
-/// The bottom right of KGS 2017-02-13-1: White's two chains share two
-/// liberties on the left, and two Black stones sit in the space on the
-/// right. Whoever fills a shared point first loses: seki.
-const SEKI_WITH_TWO_INSIDE: &str = "
-    . X X . X X .
-    . . X X O X X
-    . X X O O O O
-    X X O . O . X
-    X O O . O X .";
+/// The bottom right of KGS 2017-02-13-1 (the settler's own test of it
+/// is on the same diagram): White's two chains share two liberties on the
+/// left, and two Black stones sit in the space on the right. Whoever fills
+/// a shared point first loses: seki.
+use crate::settle::tests::SEKI_WITH_STONES_INSIDE as SEKI_WITH_TWO_INSIDE;
 
 #[test]
 fn seki_with_stones_inside_stands() {
