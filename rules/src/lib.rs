@@ -43,6 +43,7 @@ pub mod dajiefang;
 pub mod game;
 pub mod info;
 pub mod life;
+pub mod outcome;
 pub mod replay;
 pub mod rng;
 pub mod score;
