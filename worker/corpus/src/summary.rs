@@ -702,7 +702,7 @@ mod tests {
         row
     }
 
-    fn cell<'a>(s: &'a Summary, group: Group) -> Option<&'a Tally> {
+    fn cell(s: &Summary, group: Group) -> Option<&Tally> {
         s.cells.get(&CellKey {
             pair: (RuleSet::JpdA, RuleSet::JpdB),
             group,
