@@ -10,7 +10,7 @@ pub use prost;
 
 use verdict_corpus::input::{FilePart, InputFile, ShardFile};
 use verdict_corpus::options::RunOptions;
-use verdict_corpus::summary::{Summary, Tally};
+use verdict_corpus::summary::{CellKey, Summary, Tally};
 use verdict_rules::analyse::KomiPolicy;
 use verdict_rules::score::RuleSet;
 
@@ -172,25 +172,30 @@ impl From<&Summary> for v1::ShardSummary {
             skip_reasons: map(&s.skip_reasons),
             self_check: map(&s.self_check),
             cells: s
-                .cells
-                .iter()
-                .map(|((c, d, v), t)| v1::SummaryCell {
-                    comparison: c.clone(),
-                    dimension: d.clone(),
-                    value: v.clone(),
-                    scorable: t.scorable,
-                    disagreements: t.disagreements,
-                    draws: t.draws,
+                .rows()
+                .into_iter()
+                .map(|r| v1::SummaryCell {
+                    comparison: r.comparison,
+                    dimension: r.dimension.to_string(),
+                    value: r.value,
+                    scorable: r.tally.scorable,
+                    disagreements: r.tally.disagreements,
+                    draws: r.tally.draws,
                 })
                 .collect(),
         }
     }
 }
 
-impl From<&v1::ShardSummary> for Summary {
+impl TryFrom<&v1::ShardSummary> for Summary {
+    type Error = String;
+
     /// The counts of a shard's summary (no pairs or sweep: a summary to
     /// [`Summary::merge`] into a job's).
-    fn from(s: &v1::ShardSummary) -> Self {
+    ///
+    /// # Errors
+    /// A cell whose comparison, dimension or value verdict does not write.
+    fn try_from(s: &v1::ShardSummary) -> Result<Self, String> {
         let mut part = Summary {
             games: s.games,
             ..Summary::default()
@@ -203,22 +208,29 @@ impl From<&v1::ShardSummary> for Summary {
             mine.extend(theirs.iter().map(|(k, v)| (k.clone(), *v)));
         }
         for c in &s.cells {
-            part.cells.insert(
-                (c.comparison.clone(), c.dimension.clone(), c.value.clone()),
-                Tally {
-                    scorable: c.scorable,
-                    disagreements: c.disagreements,
-                    draws: c.draws,
-                },
-            );
+            let key = CellKey::parse(&c.comparison, &c.dimension, &c.value).ok_or_else(|| {
+                format!(
+                    "a summary cell verdict does not write: {:?} / {:?} / {:?}",
+                    c.comparison, c.dimension, c.value
+                )
+            })?;
+            part.cells.entry(key).or_default().merge(&Tally {
+                scorable: c.scorable,
+                disagreements: c.disagreements,
+                draws: c.draws,
+            });
         }
-        part
+        Ok(part)
     }
 }
 
 /// Adds the counts of a shard's summary to `total`.
-pub fn add_summary(total: &mut Summary, s: &v1::ShardSummary) {
-    total.merge(&Summary::from(s));
+///
+/// # Errors
+/// As [`Summary::try_from`]: `total` is then unchanged.
+pub fn add_summary(total: &mut Summary, s: &v1::ShardSummary) -> Result<(), String> {
+    total.merge(&Summary::try_from(s)?);
+    Ok(())
 }
 
 impl From<&ShardFile> for v1::ShardFile {
@@ -282,6 +294,8 @@ impl TryFrom<&v1::ShardFile> for ShardFile {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use verdict_corpus::summary::{Group, Komi};
+    use verdict_rules::info::Rules;
 
     #[test]
     fn options_survive_the_wire() {
@@ -346,20 +360,39 @@ mod tests {
         s.games = 7;
         s.by_status.insert("scored".into(), 5);
         s.skip_reasons.insert("no_game".into(), 2);
-        s.cells.insert(
-            ("a_vs_b".into(), "all".into(), "all".into()),
-            Tally {
-                scorable: 5,
-                disagreements: 1,
-                draws: 0,
-            },
-        );
+        for (group, scorable) in [
+            (Group::All, 5),
+            (Group::Komi(Some(Komi(6.5))), 3),
+            (Group::Rules(Some(Rules::Japanese)), 2),
+            (Group::HowEnded(None), 1),
+            (Group::BoardSize(Some((19, 19))), 5),
+            (Group::Input("a/b x".into()), 5),
+            (Group::KomiSweep(Komi(-0.5)), 5),
+        ] {
+            s.cells.insert(
+                CellKey {
+                    pair: (RuleSet::JpdA, RuleSet::JpdB),
+                    group,
+                },
+                Tally {
+                    scorable,
+                    disagreements: 1,
+                    draws: 0,
+                },
+            );
+        }
         let mut total = Summary::new(false, &RuleSet::ALL);
-        add_summary(&mut total, &(&s).into());
+        add_summary(&mut total, &(&s).into()).unwrap();
         assert_eq!(total, s);
-        add_summary(&mut total, &(&s).into());
+        add_summary(&mut total, &(&s).into()).unwrap();
         assert_eq!(total.games, 14);
         assert_eq!(total.cells.values().next().unwrap().disagreements, 2);
+        // A cell verdict does not write is refused, not dropped.
+        let mut bad: v1::ShardSummary = (&s).into();
+        bad.cells[0].dimension = "moon_phase".into();
+        let before = total.clone();
+        assert!(add_summary(&mut total, &bad).is_err());
+        assert_eq!(total, before);
     }
 
     #[test]

@@ -6,14 +6,14 @@
 //! scored by exactly the same code.
 
 use crate::game::Game;
-use crate::info::{GameResult, Rules, WinBy};
+use crate::info::Rules;
 use crate::replay::{ReplayReport, Replayer};
 use crate::score::{verdicts, Counter, Counts, Position, RuleSet, Terms, Verdict};
 use crate::settle::{Layer, Settlement, Settler, Status};
 use crate::{Color, Point};
 
 /// Where the dead stones of a game came from.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DeadSource {
     /// The record's `TB`/`TW` territory marks: a stone inside the other
     /// colour's marked territory is dead.
@@ -717,15 +717,7 @@ pub fn open_statuses_from_result(
 
 /// The record's numeric result as Black's margin, if it has one.
 pub fn recorded_margin(game: &Game<'_>) -> Option<f64> {
-    match game.info.result {
-        GameResult::Draw => Some(0.0),
-        GameResult::Win {
-            winner,
-            by: WinBy::Points(points),
-            ..
-        } => Some(winner.fold(points, -points)),
-        _ => None,
-    }
+    crate::outcome::recorded_margin(&game.info.result)
 }
 
 /// Stones of one colour standing on points the other colour marked as its
@@ -770,7 +762,7 @@ fn self_check(game: &Game<'_>, verdicts: &[Verdict], assume: Option<RuleSet>) ->
     let Some(v) = verdicts.iter().find(|v| v.rule_set == rule_set) else {
         return SelfCheck::Unchecked(Unchecked::UnknownRules);
     };
-    let computed = v.margin_before_komi as f64 - game.info.komi.points - v.handicap_bonus as f64;
+    let computed = v.margin_at(game.info.komi.points);
     if computed == recorded {
         SelfCheck::Agrees {
             rule_set,

@@ -37,6 +37,18 @@ pub enum HandicapSource {
     OpeningMoves,
 }
 
+impl HandicapSource {
+    /// A stable snake_case name (the `handicap_source` column).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            HandicapSource::None => "none",
+            HandicapSource::Declared => "declared",
+            HandicapSource::Setup => "setup",
+            HandicapSource::OpeningMoves => "opening_moves",
+        }
+    }
+}
+
 /// The handicap as verdict understands it: the number of handicap stones
 /// (`0` when there is none; one stone is no handicap).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]

@@ -44,6 +44,7 @@ pub mod diagram;
 pub mod game;
 pub mod info;
 pub mod life;
+pub mod outcome;
 pub mod replay;
 pub mod rng;
 pub mod score;

@@ -35,7 +35,7 @@ use std::path::{Path, PathBuf};
 
 use crate::confined::{Dir, Kind};
 use crate::parquet_out::{write_table_into, WriteError};
-use crate::summary::Summary;
+use crate::summary::{Summary, SummaryRow};
 
 /// The folder of published parts.
 pub const GAMES: &str = "games";
@@ -351,8 +351,15 @@ fn write_summary_via(
         SUMMARY_JSON,
         &serde_json::to_vec_pretty(&json).expect("JSON of plain values"),
     )?;
-    let (cols, rows) = summary.table();
-    write_table_into(tmp, out, SUMMARY_PARQUET, &cols, rows, schema_version)?;
+    let rows = summary.rows();
+    write_table_into(
+        tmp,
+        out,
+        SUMMARY_PARQUET,
+        &Summary::columns(),
+        rows.iter().map(SummaryRow::cells),
+        schema_version,
+    )?;
     Ok(())
 }
 

@@ -288,7 +288,7 @@ impl Journal {
         std::io::Read::read_to_end(&mut dir.open_file(named).ok()?, &mut bytes).ok()?;
         let pb = verdict_proto::v1::ShardSummary::decode(&bytes[..]).ok()?;
         let mut summary = Summary::default();
-        verdict_proto::add_summary(&mut summary, &pb);
+        verdict_proto::add_summary(&mut summary, &pb).ok()?;
         Some((journal, summary))
     }
 

@@ -465,7 +465,10 @@ fn gather(
         let summary_name = name("summary")?;
         let s: verdict_proto::v1::ShardSummary =
             decode(&files.read(&f.dir, &summary_name)?, &summary_name)?;
-        verdict_proto::add_summary(&mut summary, &s);
+        verdict_proto::add_summary(&mut summary, &s).map_err(|why| StaticError::Refused {
+            out: shown.to_string(),
+            problems: format!("{SHARDS}/{}/{summary_name}: {why}", f.dir),
+        })?;
         for key in ["not_read", "unread_inputs"] {
             for w in f.record[key].as_array().into_iter().flatten() {
                 let item = (

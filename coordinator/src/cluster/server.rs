@@ -21,6 +21,7 @@ use super::auth::{CheckToken, Roots};
 use super::state::{Config, Coordinator, StateError};
 use super::store::SqliteStore;
 use verdict_worker::process::{init_logs, raise_fd_limit, stop_signal};
+use verdict_worker::summary::Summary;
 
 /// Requests larger than this are refused (a lease or a submit is a few
 /// kilobytes; a shard of 2000 files well under a megabyte).
@@ -204,8 +205,9 @@ impl Workers for WorkersService {
         let summary = req
             .summary
             .ok_or_else(|| Status::invalid_argument("a completion carries the shard's summary"))?;
+        let summary = Summary::try_from(&summary).map_err(Status::invalid_argument)?;
         self.0
-            .complete(req.lease_id, req.job_id, req.shard, (&summary).into())
+            .complete(req.lease_id, req.job_id, req.shard, summary)
             .await?;
         Ok(Response::new(v1::CompleteResponse {}))
     }
@@ -244,8 +246,9 @@ impl Workers for WorkersService {
             .map_err(|e| {
                 Status::invalid_argument(format!("the streamed summary does not decode: {e}"))
             })?;
+        let summary = Summary::try_from(&summary).map_err(Status::invalid_argument)?;
         self.0
-            .complete(first.lease_id, first.job_id, first.shard, (&summary).into())
+            .complete(first.lease_id, first.job_id, first.shard, summary)
             .await?;
         Ok(Response::new(v1::CompleteResponse {}))
     }

@@ -95,6 +95,18 @@ impl RuleSet {
         }
     }
 
+    /// The margin (> 0: Black wins) of a count of `margin_before_komi`
+    /// under this rule set at `komi` with `handicap_stones`: komi and the
+    /// rule set's handicap bonus both go to White. The one place komi
+    /// touches a margin, whatever komi a caller re-scores at.
+    pub fn margin(self, margin_before_komi: i64, komi: f64, handicap_stones: u8) -> f64 {
+        after_komi(
+            margin_before_komi,
+            komi,
+            self.handicap_bonus(handicap_stones),
+        )
+    }
+
     /// Black minus White before komi and handicap bonus: RULES.md section 4.
     ///
     /// `placed` is `N_X` (stones placed up to the first stop, setup included),
@@ -197,6 +209,20 @@ pub struct Verdict {
     pub winner: Winner,
 }
 
+impl Verdict {
+    /// The margin this count gives at another komi (the handicap bonus
+    /// stays): what the record's own komi makes of a game scored at the
+    /// job's.
+    pub fn margin_at(&self, komi: f64) -> f64 {
+        after_komi(self.margin_before_komi, komi, self.handicap_bonus)
+    }
+}
+
+/// `margin_before_komi - komi - handicap_bonus`.
+fn after_komi(margin_before_komi: i64, komi: f64, handicap_bonus: i64) -> f64 {
+    margin_before_komi as f64 - komi - handicap_bonus as f64
+}
+
 /// Scores `counts` under `rule_set`.
 pub fn verdict(rule_set: RuleSet, counts: &Counts, terms: &Terms) -> Verdict {
     let prisoners = ByColor::new(
@@ -205,7 +231,7 @@ pub fn verdict(rule_set: RuleSet, counts: &Counts, terms: &Terms) -> Verdict {
     );
     let before = rule_set.margin_before_komi(counts, terms.placed, prisoners);
     let bonus = rule_set.handicap_bonus(terms.handicap);
-    let margin = before as f64 - terms.komi - bonus as f64;
+    let margin = after_komi(before, terms.komi, bonus);
     Verdict {
         rule_set,
         margin_before_komi: before,

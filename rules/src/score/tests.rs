@@ -181,6 +181,62 @@ fn handicap_bonus_per_rule_set() {
 }
 
 #[test]
+fn komi_and_the_handicap_bonus_move_a_margin_to_white() {
+    // A count of 10 for Black, four handicap stones, komi 0.5.
+    for (rule, margin) in [
+        (RuleSet::Chinese, 5.5),
+        (RuleSet::Aga, 6.5),
+        (RuleSet::Japanese, 9.5),
+        (RuleSet::JpdA, 9.5),
+    ] {
+        assert_eq!(rule.margin(10, 0.5, 4), margin, "{rule}");
+        assert_eq!(
+            rule.margin(10, 0.5, 1),
+            9.5,
+            "{rule}: one stone is no handicap"
+        );
+    }
+    assert_eq!(
+        RuleSet::Chinese.margin(-3, -2.5, 0),
+        -0.5,
+        "negative komi helps White less"
+    );
+    assert_eq!(
+        Winner::of_margin(RuleSet::Chinese.margin(7, 7.0, 0)),
+        Winner::Draw
+    );
+}
+
+#[test]
+fn a_verdict_is_its_rule_set_s_margin_and_moves_with_komi() {
+    let pos = Position::from_diagram("X X . O\nX . X O\nX X O O").unwrap();
+    let c = Counter::new().count(&pos, &[]);
+    for handicap in [0, 3] {
+        let terms = Terms {
+            placed: ByColor::new(6, 4),
+            captures: ByColor::new(1, 0),
+            handicap,
+            komi: 6.5,
+        };
+        for v in verdicts(&c, &terms) {
+            let r = v.rule_set;
+            assert_eq!(
+                v.margin,
+                r.margin(v.margin_before_komi, 6.5, handicap),
+                "{r}"
+            );
+            assert_eq!(v.margin_at(6.5), v.margin, "{r}");
+            assert_eq!(
+                v.margin_at(0.5),
+                r.margin(v.margin_before_komi, 0.5, handicap),
+                "{r}"
+            );
+            assert_eq!(v.margin_at(0.5) - v.margin, 6.0, "{r}");
+        }
+    }
+}
+
+#[test]
 fn a_edition_charges_the_extra_stone_of_the_last_move() {
     let pos = Position::from_diagram("X . O\nX . O").unwrap();
     let c = Counter::new().count(&pos, &[]);

@@ -6,7 +6,9 @@
 
 use std::path::Path;
 
-use verdict_corpus::row::{columns, Kind};
+use verdict_corpus::columns::schema_table;
+use verdict_corpus::row::{columns, Kind, SCHEMA_VERSION};
+use verdict_corpus::summary::{summary_schema_table, Dimension};
 use verdict_rules::replay::Legality;
 use verdict_rules::score::RuleSet;
 
@@ -135,4 +137,74 @@ fn the_schema_document_names_every_rule_set_and_legality_family() {
             l.id()
         );
     }
+}
+
+/// The lines of the table under a `## ` heading, header included.
+fn table_text(doc: &str, heading: &str) -> String {
+    let start = doc
+        .find(&format!("## {heading}\n"))
+        .unwrap_or_else(|| panic!("docs/schema.md has no section {heading:?}"));
+    let mut out = String::new();
+    for l in doc[start..]
+        .lines()
+        .skip_while(|l| !l.starts_with('|'))
+        .take_while(|l| l.starts_with('|'))
+    {
+        out.push_str(l);
+        out.push('\n');
+    }
+    out
+}
+
+fn same_lines(doc: &str, registry: &str, what: &str) {
+    for (i, (d, r)) in doc.lines().zip(registry.lines()).enumerate() {
+        assert_eq!(
+            d,
+            r,
+            "{what}, line {}: docs/schema.md differs from the registry",
+            i + 1
+        );
+    }
+    assert_eq!(
+        doc.lines().count(),
+        registry.lines().count(),
+        "{what}: docs/schema.md has another number of lines than the registry:\n{registry}"
+    );
+}
+
+/// Every line of the game-row table is the registry's: name, type and
+/// meaning, word for word.
+#[test]
+fn the_game_row_table_is_the_registry_s() {
+    same_lines(
+        &table_text(&schema_md(), "Game rows"),
+        &schema_table(),
+        "game rows",
+    );
+}
+
+#[test]
+fn the_summary_table_is_the_registry_s() {
+    let doc = schema_md();
+    same_lines(
+        &table_text(&doc, "Summary rows"),
+        &summary_schema_table(),
+        "summary rows",
+    );
+    let dims = table(&doc, "Summary rows")
+        .into_iter()
+        .find(|r| r[0] == "`dimension`")
+        .expect("a dimension row");
+    for d in Dimension::ALL {
+        assert!(
+            dims[2].contains(&format!("`{}`", d.as_str())),
+            "docs/schema.md's dimension row names {}",
+            d.as_str()
+        );
+    }
+}
+
+#[test]
+fn the_schema_document_is_of_this_version() {
+    assert!(schema_md().starts_with(&format!("# Output schema (version {SCHEMA_VERSION})")));
 }

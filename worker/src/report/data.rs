@@ -131,10 +131,12 @@ impl Row {
     /// way (None when nothing was doubtful or the column is missing).
     pub fn flipped_winner(&self, i: usize) -> Option<Win> {
         let before = self.margin_before_komi_flipped[i]?;
-        let bonus = RuleSet::ALL[i].handicap_bonus(self.handicap.unwrap_or(0).clamp(0, 255) as u8);
-        Some(Win::of_margin(
-            before as f64 - self.komi.unwrap_or(0.0) - bonus as f64,
-        ))
+        let stones = self.handicap.unwrap_or(0).clamp(0, 255) as u8;
+        Some(Win::of_margin(RuleSet::ALL[i].margin(
+            before,
+            self.komi.unwrap_or(0.0),
+            stones,
+        )))
     }
 }
 

@@ -301,7 +301,11 @@ fn decode_summary(path: &str, bytes: Option<&[u8]>) -> Result<Summary, StoreErro
             what: "a shard summary",
             why: e.to_string(),
         })?;
-    Ok(Summary::from(&s))
+    Summary::try_from(&s).map_err(|why| StoreError::Corrupt {
+        path: path.to_string(),
+        what: "a shard summary",
+        why,
+    })
 }
 
 /// A shard's files, and why they cannot be run if some do not convert.
@@ -725,7 +729,7 @@ mod tests {
         use verdict_worker::engine::FilePart;
         use verdict_worker::inputs::InputFile;
         use verdict_worker::run::RunOptions;
-        use verdict_worker::summary::Tally;
+        use verdict_worker::summary::{CellKey, Group, Tally};
 
         let dir = temp("domain");
         let path = dir.join("state.db");
@@ -767,7 +771,10 @@ mod tests {
         };
         summary.by_status.insert("scored".into(), 4);
         summary.cells.insert(
-            ("jpd_a_vs_jpd_b".into(), "all".into(), "all".into()),
+            CellKey {
+                pair: (RuleSet::JpdA, RuleSet::JpdB),
+                group: Group::All,
+            },
             Tally {
                 scorable: 4,
                 disagreements: 1,
