@@ -10,8 +10,11 @@ pub use prost;
 
 use verdict_corpus::input::{FilePart, InputFile, ShardFile};
 use verdict_corpus::options::RunOptions;
+use verdict_corpus::row::RowStatus;
 use verdict_corpus::summary::{CellKey, Summary, Tally};
+use verdict_rules::analyse::CheckStatus;
 use verdict_rules::analyse::KomiPolicy;
+use verdict_rules::game::SkipKind;
 use verdict_rules::score::RuleSet;
 
 /// Bumped when workers and coordinators of different builds must not talk
@@ -163,14 +166,15 @@ pub fn empty_summary(options: &RunOptions) -> Summary {
 
 impl From<&Summary> for v1::ShardSummary {
     fn from(s: &Summary) -> Self {
-        let map = |m: &std::collections::BTreeMap<String, u64>| {
-            m.iter().map(|(k, v)| (k.clone(), *v)).collect()
+        use verdict_corpus::summary::named;
+        let wire = |m: std::collections::BTreeMap<&str, u64>| {
+            m.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
         };
         v1::ShardSummary {
             games: s.games,
-            by_status: map(&s.by_status),
-            skip_reasons: map(&s.skip_reasons),
-            self_check: map(&s.self_check),
+            by_status: wire(named(&s.by_status, |k| k.as_str())),
+            skip_reasons: wire(named(&s.skip_reasons, |k| k.as_str())),
+            self_check: wire(named(&s.self_check, |k| k.as_str())),
             cells: s
                 .rows()
                 .into_iter()
@@ -200,13 +204,23 @@ impl TryFrom<&v1::ShardSummary> for Summary {
             games: s.games,
             ..Summary::default()
         };
-        for (mine, theirs) in [
-            (&mut part.by_status, &s.by_status),
-            (&mut part.skip_reasons, &s.skip_reasons),
-            (&mut part.self_check, &s.self_check),
-        ] {
-            mine.extend(theirs.iter().map(|(k, v)| (k.clone(), *v)));
+        fn counts<K: Ord>(
+            what: &str,
+            theirs: &std::collections::HashMap<String, u64>,
+            parse: impl Fn(&str) -> Option<K>,
+        ) -> Result<std::collections::BTreeMap<K, u64>, String> {
+            theirs
+                .iter()
+                .map(|(k, v)| {
+                    let key = parse(k)
+                        .ok_or_else(|| format!("a summary {what} verdict does not write: {k:?}"))?;
+                    Ok((key, *v))
+                })
+                .collect()
         }
+        part.by_status = counts("status", &s.by_status, RowStatus::parse)?;
+        part.skip_reasons = counts("skip reason", &s.skip_reasons, SkipKind::parse)?;
+        part.self_check = counts("self-check status", &s.self_check, CheckStatus::parse)?;
         for c in &s.cells {
             let key = CellKey::parse(&c.comparison, &c.dimension, &c.value).ok_or_else(|| {
                 format!(
@@ -358,8 +372,9 @@ mod tests {
     fn summaries_survive_the_wire() {
         let mut s = Summary::new(false, &RuleSet::ALL);
         s.games = 7;
-        s.by_status.insert("scored".into(), 5);
-        s.skip_reasons.insert("no_game".into(), 2);
+        s.by_status.insert(RowStatus::Scored, 5);
+        s.skip_reasons.insert(SkipKind::NoGame, 2);
+        s.self_check.insert(CheckStatus::Disagrees, 1);
         for (group, scorable) in [
             (Group::All, 5),
             (Group::Komi(Some(Komi(6.5))), 3),
@@ -393,6 +408,19 @@ mod tests {
         let before = total.clone();
         assert!(add_summary(&mut total, &bad).is_err());
         assert_eq!(total, before);
+        // So is a count under a name verdict does not write.
+        for field in 0..3 {
+            let mut bad: v1::ShardSummary = (&s).into();
+            let map = match field {
+                0 => &mut bad.by_status,
+                1 => &mut bad.skip_reasons,
+                _ => &mut bad.self_check,
+            };
+            map.insert("lost_in_the_mail".into(), 1);
+            let err = add_summary(&mut total, &bad).unwrap_err();
+            assert!(err.contains("lost_in_the_mail"), "{err}");
+            assert_eq!(total, before);
+        }
     }
 
     #[test]

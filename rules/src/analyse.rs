@@ -175,13 +175,42 @@ pub enum Unchecked {
     UnknownRules,
 }
 
-impl SelfCheck {
-    /// `agrees`, `disagrees` or `unchecked`.
-    pub const fn status(&self) -> &'static str {
+/// What a [`SelfCheck`] found, without the margins: what summaries count.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum CheckStatus {
+    Agrees,
+    Disagrees,
+    Unchecked,
+}
+
+impl CheckStatus {
+    pub const ALL: [CheckStatus; 3] = [
+        CheckStatus::Agrees,
+        CheckStatus::Disagrees,
+        CheckStatus::Unchecked,
+    ];
+
+    /// `agrees`, `disagrees` or `unchecked`: the `self_check_status` column.
+    pub const fn as_str(self) -> &'static str {
         match self {
-            SelfCheck::Agrees { .. } => "agrees",
-            SelfCheck::Disagrees { .. } => "disagrees",
-            SelfCheck::Unchecked(_) => "unchecked",
+            CheckStatus::Agrees => "agrees",
+            CheckStatus::Disagrees => "disagrees",
+            CheckStatus::Unchecked => "unchecked",
+        }
+    }
+
+    /// The status named `name` ([`CheckStatus::as_str`]).
+    pub fn parse(name: &str) -> Option<CheckStatus> {
+        CheckStatus::ALL.into_iter().find(|k| k.as_str() == name)
+    }
+}
+
+impl SelfCheck {
+    pub const fn status(&self) -> CheckStatus {
+        match self {
+            SelfCheck::Agrees { .. } => CheckStatus::Agrees,
+            SelfCheck::Disagrees { .. } => CheckStatus::Disagrees,
+            SelfCheck::Unchecked(_) => CheckStatus::Unchecked,
         }
     }
 

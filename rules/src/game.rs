@@ -118,14 +118,56 @@ pub enum SkipReason {
 }
 
 impl SkipReason {
+    /// The reason without its details: what rows and summaries count by.
+    pub const fn kind(self) -> SkipKind {
+        match self {
+            SkipReason::NoGame => SkipKind::NoGame,
+            SkipReason::NotGo(_) => SkipKind::NotGo,
+            SkipReason::UnsupportedSize { .. } => SkipKind::UnsupportedSize,
+            SkipReason::BadSize => SkipKind::BadSize,
+            SkipReason::Unreadable => SkipKind::Unreadable,
+        }
+    }
+
+    pub const fn as_str(self) -> &'static str {
+        self.kind().as_str()
+    }
+}
+
+/// A [`SkipReason`] without its details (which `GM`, which size): the
+/// `skip_reason` column and the summaries' `skip_reasons` count by it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SkipKind {
+    NoGame,
+    NotGo,
+    UnsupportedSize,
+    BadSize,
+    Unreadable,
+}
+
+impl SkipKind {
+    pub const ALL: [SkipKind; 5] = [
+        SkipKind::NoGame,
+        SkipKind::NotGo,
+        SkipKind::UnsupportedSize,
+        SkipKind::BadSize,
+        SkipKind::Unreadable,
+    ];
+
+    /// The snake_case name, a public contract (reports, Parquet).
     pub const fn as_str(self) -> &'static str {
         match self {
-            SkipReason::NoGame => "no_game",
-            SkipReason::NotGo(_) => "not_go",
-            SkipReason::UnsupportedSize { .. } => "unsupported_size",
-            SkipReason::BadSize => "bad_size",
-            SkipReason::Unreadable => "unreadable",
+            SkipKind::NoGame => "no_game",
+            SkipKind::NotGo => "not_go",
+            SkipKind::UnsupportedSize => "unsupported_size",
+            SkipKind::BadSize => "bad_size",
+            SkipKind::Unreadable => "unreadable",
         }
+    }
+
+    /// The kind named `name` ([`SkipKind::as_str`]).
+    pub fn parse(name: &str) -> Option<SkipKind> {
+        SkipKind::ALL.into_iter().find(|k| k.as_str() == name)
     }
 }
 

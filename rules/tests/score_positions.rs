@@ -698,7 +698,7 @@ fn self_check_against_the_recorded_result() {
             computed: 10.5
         }
     );
-    assert_eq!(a.self_check.status(), "agrees");
+    assert_eq!(a.self_check.status().as_str(), "agrees");
 
     let a = analyse(&self_check_record("RE[B+9.5]", "RU[Chinese]"));
     assert_eq!(
@@ -712,7 +712,7 @@ fn self_check_against_the_recorded_result() {
     // The wrong winner disagrees too, with the recorded margin in Black's view.
     let a = analyse(&self_check_record("RE[W+10.5]", "RU[Chinese]"));
     assert_eq!(a.self_check.recorded_margin(), Some(-10.5));
-    assert_eq!(a.self_check.status(), "disagrees");
+    assert_eq!(a.self_check.status().as_str(), "disagrees");
 
     let a = analyse(&self_check_record("RE[B+R]", "RU[Chinese]"));
     assert_eq!(
@@ -724,5 +724,5 @@ fn self_check_against_the_recorded_result() {
 
     // Japanese rules count territory: 36 - 18 = 18, the same margin here.
     let a = analyse(&self_check_record("RE[B+10.5]", "RU[Japanese]"));
-    assert_eq!(a.self_check.status(), "agrees");
+    assert_eq!(a.self_check.status().as_str(), "agrees");
 }

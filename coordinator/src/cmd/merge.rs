@@ -48,7 +48,7 @@ pub fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
             merged.shards, merged.summary.games, merged.parts
         );
         for (status, n) in &merged.summary.by_status {
-            println!("    {status:<14} {n:>9}");
+            println!("    {:<14} {n:>9}", status.as_str());
         }
         super::run::print_table(&merged.summary);
         println!();

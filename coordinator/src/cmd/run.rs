@@ -9,6 +9,7 @@ use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::sync::Arc;
 
+use verdict_rules::analyse::CheckStatus;
 use verdict_worker::eval::GnuGoReferee;
 use verdict_worker::run::{
     run as run_corpus, Hooks, Progress, RefereeChoice, RunOptions, RunReport,
@@ -264,7 +265,7 @@ pub fn print_report(report: &RunReport, out: &std::path::Path) {
         );
     }
     for (status, n) in &s.by_status {
-        println!("    {status:<14} {n:>9}");
+        println!("    {:<14} {n:>9}", status.as_str());
     }
     if report.duplicates > 0 {
         println!(
@@ -279,14 +280,15 @@ pub fn print_report(report: &RunReport, out: &std::path::Path) {
         );
     }
     for (reason, n) in &s.skip_reasons {
-        println!("      skipped: {reason:<14} {n:>7}");
+        println!("      skipped: {:<14} {n:>7}", reason.as_str());
     }
     if !s.self_check.is_empty() {
-        let agrees = s.self_check.get("agrees").copied().unwrap_or(0);
-        let disagrees = s.self_check.get("disagrees").copied().unwrap_or(0);
+        let count = |c: CheckStatus| s.self_check.get(&c).copied().unwrap_or(0);
         println!(
-            "  self-check against the records' own results: {agrees} agree, {disagrees} disagree, {} unchecked",
-            s.self_check.get("unchecked").copied().unwrap_or(0)
+            "  self-check against the records' own results: {} agree, {} disagree, {} unchecked",
+            count(CheckStatus::Agrees),
+            count(CheckStatus::Disagrees),
+            count(CheckStatus::Unchecked)
         );
     }
     print_table(s);

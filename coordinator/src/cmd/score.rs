@@ -252,7 +252,7 @@ fn print_human(file: &Path, n: usize, game: &Game<'_>, a: &Analysis, states: &[P
     match a.self_check.recorded_margin() {
         Some(recorded) => println!(
             "  self-check: {} (recorded {recorded:+}, computed {:+} under its own rules)",
-            a.self_check.status(),
+            a.self_check.status().as_str(),
             a.self_check.computed_margin().unwrap_or(f64::NAN)
         ),
         None => println!("  self-check: unchecked ({:?})", a.self_check),
@@ -447,7 +447,7 @@ fn to_json(game: &Game<'_>, a: &Analysis, states: &[PointState]) -> serde_json::
         },
         "verdicts": verdicts,
         "self_check": {
-            "status": a.self_check.status(),
+            "status": a.self_check.status().as_str(),
             "recorded_margin": a.self_check.recorded_margin(),
             "computed_margin": a.self_check.computed_margin(),
             "rule_set": match a.self_check {

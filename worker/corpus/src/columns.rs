@@ -188,7 +188,7 @@ const SPECS: &[Spec] = &[
     col!("<rule set>_margin", Float, "the margin: > 0 Black wins", PerRuleSet |r, i| Cell::Float(nth(&r.margin, i))),
     col!("<rule set>_winner", Str, "`B`, `W`, `draw`", PerRuleSet |r, i| Cell::Str(nth(&r.winner, i).map(Winner::as_str))),
     col!("<rule set>_margin_before_komi_flipped", Int, "the margin before komi with every doubtful chain decided the other way at once (dead ones alive, living ones dead); null when no chain is doubtful. With `komi` and the rule set's handicap bonus it gives the winner had the settler guessed otherwise: `verdict report` bounds every rate by it", PerRuleSet |r, i| Cell::Int(nth(&r.margin_before_komi_flipped, i))),
-    col!("self_check_status", Str, "`agrees`, `disagrees`, `unchecked`", |r| Cell::Str(r.self_check.map(|c| c.status()))),
+    col!("self_check_status", Str, "`agrees`, `disagrees`, `unchecked`", |r| Cell::Str(r.self_check.map(|c| c.status().as_str()))),
     col!("self_check_rule_set", Str, "the rule set the record's `RU` maps to", |r| Cell::Str(r.self_check_rule_set().map(RuleSet::id))),
     col!("self_check_recorded_margin", Float, SELF_CHECK_MARGINS, |r| Cell::Float(r.self_check.and_then(|c| c.recorded_margin()))),
     col!("self_check_computed_margin", Float, SELF_CHECK_MARGINS, |r| Cell::Float(r.self_check.and_then(|c| c.computed_margin()))),

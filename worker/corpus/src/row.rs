@@ -51,6 +51,11 @@ impl RowStatus {
         }
     }
 
+    /// The status named `name` ([`RowStatus::as_str`]).
+    pub fn parse(name: &str) -> Option<RowStatus> {
+        RowStatus::ALL.into_iter().find(|s| s.as_str() == name)
+    }
+
     /// The status of a replayable game of this `ending`.
     pub const fn of(ending: Ending, include_unfinished: bool) -> RowStatus {
         if ending.scorable() {

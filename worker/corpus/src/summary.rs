@@ -12,12 +12,13 @@
 
 use std::collections::BTreeMap;
 
-use verdict_rules::analyse::DeadSource;
+use verdict_rules::analyse::{CheckStatus, DeadSource};
+use verdict_rules::game::SkipKind;
 use verdict_rules::info::Rules;
 use verdict_rules::outcome::HowEnded;
 use verdict_rules::score::{RuleSet, Winner};
 
-use crate::row::{Cell, GameRow, Kind, Variant};
+use crate::row::{Cell, GameRow, Kind, RowStatus, Variant};
 
 /// The headline comparisons of the mission: the two editions of 计枰点, and
 /// 计活子 against 计枰点 edition by edition.
@@ -430,13 +431,22 @@ pub fn summary_schema_table() -> String {
     crate::columns::markdown_table(SUMMARY_COLUMNS.iter().map(|c| (c.name, c.kind, c.doc)))
 }
 
+/// Counts under their public names, in the order of the names (as
+/// `summary.json` and the wire write them).
+pub fn named<K>(
+    counts: &BTreeMap<K, u64>,
+    name: impl Fn(&K) -> &'static str,
+) -> BTreeMap<&'static str, u64> {
+    counts.iter().map(|(k, v)| (name(k), *v)).collect()
+}
+
 /// Everything the summary files hold, added up row by row.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Summary {
     pub games: u64,
-    pub by_status: BTreeMap<String, u64>,
-    pub skip_reasons: BTreeMap<String, u64>,
-    pub self_check: BTreeMap<String, u64>,
+    pub by_status: BTreeMap<RowStatus, u64>,
+    pub skip_reasons: BTreeMap<SkipKind, u64>,
+    pub self_check: BTreeMap<CheckStatus, u64>,
     /// Comparison and group to counts.
     pub cells: BTreeMap<CellKey, Tally>,
     pub pairs: Vec<(RuleSet, RuleSet)>,
@@ -476,15 +486,12 @@ impl Summary {
 
     pub fn add(&mut self, row: &GameRow) {
         self.games += 1;
-        *self
-            .by_status
-            .entry(row.status.as_str().to_string())
-            .or_default() += 1;
+        *self.by_status.entry(row.status).or_default() += 1;
         if let Some(r) = row.skip_reason {
-            *self.skip_reasons.entry(r.as_str().to_string()).or_default() += 1;
+            *self.skip_reasons.entry(r.kind()).or_default() += 1;
         }
         if let Some(s) = &row.self_check {
-            *self.self_check.entry(s.status().to_string()).or_default() += 1;
+            *self.self_check.entry(s.status()).or_default() += 1;
         }
         if row.margin.is_empty() {
             return;
@@ -530,15 +537,14 @@ impl Summary {
     /// summary of the whole corpus, as if it had been added row by row.
     pub fn merge(&mut self, other: &Summary) {
         self.games += other.games;
-        for (mine, theirs) in [
-            (&mut self.by_status, &other.by_status),
-            (&mut self.skip_reasons, &other.skip_reasons),
-            (&mut self.self_check, &other.self_check),
-        ] {
+        fn add<K: Ord + Copy>(mine: &mut BTreeMap<K, u64>, theirs: &BTreeMap<K, u64>) {
             for (k, v) in theirs {
-                *mine.entry(k.clone()).or_default() += v;
+                *mine.entry(*k).or_default() += v;
             }
         }
+        add(&mut self.by_status, &other.by_status);
+        add(&mut self.skip_reasons, &other.skip_reasons);
+        add(&mut self.self_check, &other.self_check);
         for (key, t) in &other.cells {
             self.cells.entry(key.clone()).or_default().merge(t);
         }
@@ -599,9 +605,9 @@ impl Summary {
         let mut out = json!({
             "schema_version": version,
             "games": self.games,
-            "rows_by_status": self.by_status,
-            "skip_reasons": self.skip_reasons,
-            "self_check": self.self_check,
+            "rows_by_status": named(&self.by_status, |k| k.as_str()),
+            "skip_reasons": named(&self.skip_reasons, |k| k.as_str()),
+            "self_check": named(&self.self_check, |k| k.as_str()),
             "comparisons": rows,
         });
         if let Some(p) = &self.provenance {
@@ -723,7 +729,7 @@ mod tests {
             verdict_rules::game::SkipReason::NoGame,
         ));
         assert_eq!(s.games, 3);
-        assert_eq!(s.skip_reasons.get("no_game"), Some(&1));
+        assert_eq!(s.skip_reasons.get(&SkipKind::NoGame), Some(&1));
         let all = cell(&s, Group::All).unwrap();
         assert_eq!((all.scorable, all.disagreements, all.draws), (2, 0, 0));
         assert_eq!(cell(&s, Group::Handicap(true)).unwrap().scorable, 1);

@@ -769,7 +769,9 @@ mod tests {
             games: 5,
             ..Summary::default()
         };
-        summary.by_status.insert("scored".into(), 4);
+        summary
+            .by_status
+            .insert(verdict_worker::row::RowStatus::Scored, 4);
         summary.cells.insert(
             CellKey {
                 pair: (RuleSet::JpdA, RuleSet::JpdB),
