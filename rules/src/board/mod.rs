@@ -62,13 +62,9 @@ const ZOBRIST_SEED: u64 = 0x7665_7264_6963_7421; // "verdict!"
 /// on the board's size or on the order its stones were placed in.
 static ZOBRIST: [[u64; CELLS]; 2] = zobrist_table();
 
-/// The splitmix64 output function: a bijective mixer whose outputs on
-/// consecutive inputs pass BigCrush, more than enough for hash keys.
+/// The `n`-th output of SplitMix64 from the Zobrist seed ([`crate::rng`]).
 const fn splitmix64(n: u64) -> u64 {
-    let mut z = ZOBRIST_SEED.wrapping_add(n.wrapping_mul(0x9E37_79B9_7F4A_7C15));
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
+    crate::rng::mix(ZOBRIST_SEED.wrapping_add(n.wrapping_mul(crate::rng::GOLDEN)))
 }
 
 const fn zobrist_table() -> [[u64; CELLS]; 2] {
@@ -762,6 +758,23 @@ impl Iterator for ChainStones<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The keys are stored and compared between workers: they must stay the
+    /// outputs of SplitMix64 from the fixed seed, written out here on its
+    /// own as Vigna's splitmix64.c has it.
+    #[test]
+    fn zobrist_keys_are_splitmix64_of_the_seed() {
+        let reference = |n: u64| {
+            let mut z =
+                0x7665_7264_6963_7421u64.wrapping_add(n.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^ (z >> 31)
+        };
+        for (c, i) in [(0, 0), (0, 28), (1, 100), (1, CELLS - 1)] {
+            assert_eq!(ZOBRIST[c][i], reference((c * CELLS + i + 1) as u64));
+        }
+    }
 
     fn pt(x: u8, y: u8) -> Point {
         Point::new(x, y).unwrap()
