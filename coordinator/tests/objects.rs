@@ -466,3 +466,117 @@ fn a_cluster_job_over_s3_survives_kills_and_equals_a_local_run() {
     drop(server);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The keys under `url/` (relative to it).
+fn keys_under(url: &str) -> Vec<String> {
+    published_keys(url)
+}
+
+/// A cancelled job's staging place in a bucket is removed at once; a late
+/// worker's put that comes after (objects need no folder, so nothing stops
+/// it) is removed by a second sweep about two lease periods later, which
+/// the coordinator has stored: it is done even when the coordinator is
+/// killed and restarted in between.
+#[test]
+fn a_part_put_after_a_cancel_is_swept_later_even_across_a_restart() {
+    use verdict_proto::v1;
+    use verdict_proto::v1::workers_client::WorkersClient;
+    let Some(endpoint) = moto() else { return };
+    let dir = temp("s3-late");
+    let corpus = synth(&dir, "corpus", 30, 7);
+    bucket(endpoint, "late");
+    upload(&corpus, "s3://late/corpus");
+    let ttl_ms = 1500;
+    let ttl = ttl_ms.to_string();
+    let roots = ["--allow-root", "s3://late", "--lease-ttl-ms", ttl.as_str()];
+    let (mut server, addr) = serve(&dir, "127.0.0.1:0", &roots);
+    let out = "s3://late/results/job";
+    let job = submit(
+        &addr,
+        &[Path::new("s3://late/corpus")],
+        Path::new(out),
+        60_000,
+    );
+    // A worker of our own takes a lease: it names the staging place.
+    let lease = rt().block_on(async {
+        let mut w = WorkersClient::new(raw(&addr).await);
+        let worker = w
+            .register(v1::RegisterRequest {
+                name: "late".into(),
+                threads: 1,
+                protocol: verdict_proto::PROTOCOL_VERSION,
+            })
+            .await
+            .unwrap()
+            .into_inner()
+            .worker_id;
+        w.acquire(v1::AcquireRequest {
+            worker_id: worker,
+            wait_ms: 0,
+            protocol: verdict_proto::PROTOCOL_VERSION,
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .lease
+        .unwrap()
+    });
+    assert!(
+        lease.staging.starts_with(&format!("{out}/_staging/job-")),
+        "{}",
+        lease.staging
+    );
+    let part = format!(
+        "{}/part-{:05}.{:016x}.parquet",
+        lease.staging, lease.shard, lease.lease_id
+    );
+    let put = |url: &str| {
+        let u = ObjectUrl::parse(Path::new(url)).unwrap();
+        store(&u)
+            .unwrap()
+            .put(&u.key, b"PAR1 late".to_vec(), false)
+            .unwrap();
+    };
+    let staged = || {
+        keys_under(out)
+            .into_iter()
+            .filter(|k| k.starts_with("_staging/"))
+            .collect::<Vec<_>>()
+    };
+    // A part put while the job runs is removed with the place at the cancel.
+    put(&part);
+    assert_eq!(staged().len(), 1);
+    let cancelled = json_of(&client(&addr, &["cancel", &job.to_string(), "--json"]));
+    assert_eq!(cancelled["state"], "cancelled");
+    assert!(staged().is_empty(), "removed at the cancel: {:?}", staged());
+    // The late worker puts its part after that.
+    let cancelled_at = Instant::now();
+    put(&part);
+    assert_eq!(staged().len(), 1, "nothing stops a late put");
+    // The coordinator is killed and started again on its state file before
+    // the second sweep was due.
+    server.kill9();
+    let (server, again) = serve(&dir, &addr, &roots);
+    assert_eq!(again, addr);
+    wait_until(
+        Duration::from_secs(30),
+        "the late part to be swept",
+        &[&server],
+        || {
+            std::thread::sleep(Duration::from_millis(100));
+            staged().is_empty()
+        },
+    );
+    let took = cancelled_at.elapsed();
+    assert!(
+        took >= Duration::from_millis(2 * ttl_ms as u64 - 200),
+        "swept after two lease periods, not at once: {took:?}"
+    );
+    assert!(
+        server.log().contains("staging place removed"),
+        "{}",
+        server.log()
+    );
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
+}
