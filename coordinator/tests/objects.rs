@@ -580,3 +580,88 @@ fn a_part_put_after_a_cancel_is_swept_later_even_across_a_restart() {
     drop(server);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A run into a bucket killed (kill -9, its local scratch folder left
+/// behind as a dead machine's would be) after some parts: `--resume`
+/// takes it up from the copy of its staging folder in the bucket, and
+/// publishes the rows and summary of a run never stopped.
+#[test]
+fn a_run_into_s3_killed_midway_resumes_from_the_bucket() {
+    let Some(endpoint) = moto() else { return };
+    let dir = temp("s3-resume");
+    let corpus = synth(&dir, "corpus", 600, 11);
+    bucket(endpoint, "resume");
+    let local = dir.join("local");
+    local_run(&corpus, &local);
+    let out = "s3://resume/results/nightly";
+    let scratch = dir.join("tmp");
+    std::fs::create_dir_all(&scratch).unwrap();
+    let args = [
+        "run",
+        s(&corpus),
+        "--out",
+        out,
+        "--chunk-games",
+        "10",
+        "--part-rows",
+        "10",
+        "-j",
+        "1",
+        "--no-report",
+    ];
+    let mut child = verdict()
+        .args(args)
+        .env("TMPDIR", &scratch)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let part =
+        |k: &String| k.starts_with("_staging/run-") && k.ends_with("/games/part-00004.parquet");
+    let start = Instant::now();
+    while !published_keys(out).iter().any(part) {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the run ended before it was killed"
+        );
+        assert!(start.elapsed() < Duration::from_secs(120), "no part copied");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let left = published_keys(out);
+    assert!(!left.iter().any(|k| k == "_SUCCESS"), "{left:?}");
+    assert!(
+        !left.iter().any(|k| k.ends_with("part-00099.parquet")),
+        "killed mid-way: {left:?}"
+    );
+    // Resumed elsewhere: another scratch folder, nothing local to go on.
+    let resumed = verdict().args(args).args(["--resume"]).output().unwrap();
+    ok(&resumed);
+    let said = String::from_utf8_lossy(&resumed.stderr);
+    assert!(
+        said.contains("taking up the stopped run s3://resume/results/nightly/_staging/run-"),
+        "{said}"
+    );
+    let table = String::from_utf8_lossy(&resumed.stdout);
+    assert!(table.contains("resumed:"), "games taken over: {table}");
+    let got = dir.join("got");
+    download(out, &got);
+    assert_same_rows(&got, &local);
+    assert_eq!(
+        counts(&got),
+        counts(&local),
+        "the summary of a run never stopped"
+    );
+    let keys = published_keys(out);
+    assert!(
+        !keys.iter().any(|k| k.starts_with("_staging/")),
+        "the copy is removed once published: {keys:?}"
+    );
+    // Nothing left to take up.
+    let again = verdict().args(args).args(["--resume"]).output().unwrap();
+    assert_eq!(again.status.code(), Some(2), "{again:?}");
+    assert!(String::from_utf8_lossy(&again.stderr)
+        .contains("nothing to resume in s3://resume/results/nightly"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

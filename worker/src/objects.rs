@@ -126,7 +126,7 @@ pub struct ObjectError {
 }
 
 impl ObjectError {
-    fn new(url: impl std::fmt::Display, message: impl Into<String>) -> ObjectError {
+    pub(crate) fn new(url: impl std::fmt::Display, message: impl Into<String>) -> ObjectError {
         ObjectError {
             url: url.to_string(),
             message: message.into(),
