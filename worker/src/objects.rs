@@ -578,13 +578,18 @@ impl Store {
 /// Objects fetched ahead of the reader, in its order: a corpus of many
 /// small objects is read at the store's throughput, not one round trip
 /// per object. At most [`Prefetch::WINDOW`] objects and
-/// [`Prefetch::WINDOW_BYTES`] are in flight or waiting (spooled to
-/// unlinked temporary files, so the waiting ones cost disk, not memory).
+/// [`Prefetch::WINDOW_BYTES`] are fetched or being fetched ahead (small
+/// ones in memory, others spooled to unlinked temporary files, so the
+/// waiting ones cost disk, not memory), at most [`Prefetch::IN_FLIGHT`]
+/// requests at once: enough to keep the store busy while the analysis
+/// works on the games before them, few enough not to open a connection
+/// per object.
 #[derive(Debug)]
 pub struct Prefetch {
     todo: std::collections::VecDeque<Wanted>,
     ahead: std::collections::VecDeque<Ahead>,
     bytes_ahead: u64,
+    requests: Arc<tokio::sync::Semaphore>,
 }
 
 #[derive(Debug)]
@@ -607,8 +612,9 @@ pub struct Wanted {
 }
 
 impl Prefetch {
-    pub const WINDOW: usize = 512;
+    pub const WINDOW: usize = 8192;
     pub const WINDOW_BYTES: u64 = 256 << 20;
+    pub const IN_FLIGHT: usize = 32;
 
     /// Starts fetching the first of `items` (object URLs, the part each
     /// reads, and about how many bytes that is), in the order they will be
@@ -618,6 +624,7 @@ impl Prefetch {
             todo: items.into_iter().collect(),
             ahead: Default::default(),
             bytes_ahead: 0,
+            requests: Arc::new(tokio::sync::Semaphore::new(Self::IN_FLIGHT)),
         };
         p.fill();
         p
@@ -637,7 +644,11 @@ impl Prefetch {
                 return;
             };
             let (p, r) = (path.clone(), range.clone());
+            let requests = self.requests.clone();
             let task = runtime().spawn(async move {
+                // Spawned in the reader's order, and the semaphore is
+                // fair: the objects are fetched in that order too.
+                let _turn = requests.acquire_owned().await;
                 let url = ObjectUrl::parse(&p)?;
                 store(&url)?
                     .fetch_async(url.key.clone(), r, bytes, in_memory)

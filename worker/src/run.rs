@@ -225,6 +225,7 @@ pub fn fingerprint(files: &[InputFile], options: &RunOptions) -> String {
     env!("CARGO_PKG_VERSION").hash(&mut h);
     options_json(options).to_string().hash(&mut h);
     (options.chunk_games, options.chunk_bytes, options.part_rows).hash(&mut h);
+    engine::CHUNKING.hash(&mut h);
     for f in files {
         f.root.hash(&mut h);
     }
