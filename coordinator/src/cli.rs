@@ -505,7 +505,7 @@ pub struct RunArgs {
     #[arg(required = true, value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
     /// Output folder (created; its old parts are replaced), or a bucket
-    /// prefix `s3://BUCKET/PREFIX` (written locally first, then published
+    /// prefix `s3://BUCKET/PREFIX`, `gs://...` or `az://CONTAINER/...` (written locally first, then published
     /// there; AWS_* variables configure the client).
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,

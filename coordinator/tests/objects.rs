@@ -665,3 +665,65 @@ fn a_run_into_s3_killed_midway_resumes_from_the_bucket() {
         .contains("nothing to resume in s3://resume/results/nightly"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `gs://` and `az://` URLs are read as object stores too (no server of
+/// theirs runs here): a bad URL, or a client that cannot be configured,
+/// is named with what to set, and exits 2.
+#[test]
+fn bad_gs_and_az_urls_say_what_to_check() {
+    let dir = temp("gs-az");
+    let out = dir.join("o");
+    let expect = |o: Output, words: &[&str]| {
+        assert_eq!(o.status.code(), Some(2), "{o:?}");
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        for w in words {
+            assert!(err.contains(w), "{w:?} in {err}");
+        }
+    };
+    let clean = |args: &[&str]| {
+        let mut c = verdict();
+        c.args(args).env("VERDICT_OBJECT_RETRY_SECONDS", "0");
+        for (k, _) in std::env::vars() {
+            if k.starts_with("GOOGLE_") || k.starts_with("AZURE_") {
+                c.env_remove(k);
+            }
+        }
+        c
+    };
+    expect(
+        clean(&["run", "gs:///corpus", "--out", s(&out)])
+            .output()
+            .unwrap(),
+        &["gs:///corpus", "names no bucket"],
+    );
+    expect(
+        clean(&["run", "az:///corpus", "--out", s(&out)])
+            .output()
+            .unwrap(),
+        &["az:///corpus", "names no container"],
+    );
+    // A service account file that is not there.
+    expect(
+        clean(&["run", "gs://corpora/kgs", "--out", s(&out)])
+            .env("GOOGLE_SERVICE_ACCOUNT", dir.join("missing.json"))
+            .output()
+            .unwrap(),
+        &["gs://corpora", "GOOGLE_SERVICE_ACCOUNT"],
+    );
+    // No account named.
+    expect(
+        clean(&["run", "az://box/kgs", "--out", s(&out)])
+            .output()
+            .unwrap(),
+        &["az://box", "AZURE_STORAGE_ACCOUNT_NAME"],
+    );
+    // An output there is checked before any analysis.
+    let corpus = synth(&dir, "corpus", 3, 1);
+    expect(
+        clean(&["run", s(&corpus), "--out", "az://box/results"])
+            .output()
+            .unwrap(),
+        &["az://box", "AZURE_STORAGE_ACCOUNT_NAME"],
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
