@@ -631,10 +631,6 @@ fn a_run_into_s3_killed_midway_resumes_from_the_bucket() {
     child.wait().unwrap();
     let left = published_keys(out);
     assert!(!left.iter().any(|k| k == "_SUCCESS"), "{left:?}");
-    assert!(
-        !left.iter().any(|k| k.ends_with("part-00099.parquet")),
-        "killed mid-way: {left:?}"
-    );
     // Resumed elsewhere: another scratch folder, nothing local to go on.
     let resumed = verdict().args(args).args(["--resume"]).output().unwrap();
     ok(&resumed);
@@ -644,7 +640,18 @@ fn a_run_into_s3_killed_midway_resumes_from_the_bucket() {
         "{said}"
     );
     let table = String::from_utf8_lossy(&resumed.stdout);
-    assert!(table.contains("resumed:"), "games taken over: {table}");
+    // Killed mid-way: some games were taken over, not all.
+    let taken: usize = table
+        .split("resumed: ")
+        .nth(1)
+        .and_then(|t| t.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("games taken over: {table}"));
+    let all = rows(&local).len();
+    assert!(
+        taken >= 40 && taken < all,
+        "{taken} of {all} games taken over"
+    );
     let got = dir.join("got");
     download(out, &got);
     assert_same_rows(&got, &local);
