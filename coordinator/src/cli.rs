@@ -504,7 +504,9 @@ pub struct RunArgs {
     /// archives (.zip, .tar, .tar.gz/.tgz, .tar.bz2, .tar.zst, read as streams).
     #[arg(required = true, value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
-    /// Output folder (created; its old parts are replaced).
+    /// Output folder (created; its old parts are replaced), or a bucket
+    /// prefix `s3://BUCKET/PREFIX`, `gs://...` or `az://CONTAINER/...` (written locally first, then published
+    /// there; AWS_* variables configure the client).
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
     #[command(flatten)]
@@ -538,7 +540,9 @@ pub struct RunArgs {
     pub shard: Option<verdict_worker::plan::StaticShard>,
     /// Take up a run into DIR that was stopped (Ctrl-C, or killed) with the
     /// same inputs and options, where it stopped; it ends with the rows and
-    /// summary of a run never stopped.
+    /// summary of a run never stopped. Into s3://, the run's progress is
+    /// kept in the bucket (OUT/_staging/run-*), so it is taken up from any
+    /// machine; do not resume a run that is still running.
     #[arg(long)]
     pub resume: bool,
     /// Do not write OUT/report.html at the end (`verdict report OUT`

@@ -466,3 +466,271 @@ fn a_cluster_job_over_s3_survives_kills_and_equals_a_local_run() {
     drop(server);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The keys under `url/` (relative to it).
+fn keys_under(url: &str) -> Vec<String> {
+    published_keys(url)
+}
+
+/// A cancelled job's staging place in a bucket is removed at once; a late
+/// worker's put that comes after (objects need no folder, so nothing stops
+/// it) is removed by a second sweep about two lease periods later, which
+/// the coordinator has stored: it is done even when the coordinator is
+/// killed and restarted in between.
+#[test]
+fn a_part_put_after_a_cancel_is_swept_later_even_across_a_restart() {
+    use verdict_proto::v1;
+    use verdict_proto::v1::workers_client::WorkersClient;
+    let Some(endpoint) = moto() else { return };
+    let dir = temp("s3-late");
+    let corpus = synth(&dir, "corpus", 30, 7);
+    bucket(endpoint, "late");
+    upload(&corpus, "s3://late/corpus");
+    let ttl_ms = 1500;
+    let ttl = ttl_ms.to_string();
+    let roots = ["--allow-root", "s3://late", "--lease-ttl-ms", ttl.as_str()];
+    let (mut server, addr) = serve(&dir, "127.0.0.1:0", &roots);
+    let out = "s3://late/results/job";
+    let job = submit(
+        &addr,
+        &[Path::new("s3://late/corpus")],
+        Path::new(out),
+        60_000,
+    );
+    // A worker of our own takes a lease: it names the staging place.
+    let lease = rt().block_on(async {
+        let mut w = WorkersClient::new(raw(&addr).await);
+        let worker = w
+            .register(v1::RegisterRequest {
+                name: "late".into(),
+                threads: 1,
+                protocol: verdict_proto::PROTOCOL_VERSION,
+            })
+            .await
+            .unwrap()
+            .into_inner()
+            .worker_id;
+        w.acquire(v1::AcquireRequest {
+            worker_id: worker,
+            wait_ms: 0,
+            protocol: verdict_proto::PROTOCOL_VERSION,
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .lease
+        .unwrap()
+    });
+    assert!(
+        lease.staging.starts_with(&format!("{out}/_staging/job-")),
+        "{}",
+        lease.staging
+    );
+    let part = format!(
+        "{}/part-{:05}.{:016x}.parquet",
+        lease.staging, lease.shard, lease.lease_id
+    );
+    let put = |url: &str| {
+        let u = ObjectUrl::parse(Path::new(url)).unwrap();
+        store(&u)
+            .unwrap()
+            .put(&u.key, b"PAR1 late".to_vec(), false)
+            .unwrap();
+    };
+    let staged = || {
+        keys_under(out)
+            .into_iter()
+            .filter(|k| k.starts_with("_staging/"))
+            .collect::<Vec<_>>()
+    };
+    // A part put while the job runs is removed with the place at the cancel.
+    put(&part);
+    assert_eq!(staged().len(), 1);
+    let cancelled = json_of(&client(&addr, &["cancel", &job.to_string(), "--json"]));
+    assert_eq!(cancelled["state"], "cancelled");
+    assert!(staged().is_empty(), "removed at the cancel: {:?}", staged());
+    // The late worker puts its part after that.
+    let cancelled_at = Instant::now();
+    put(&part);
+    assert_eq!(staged().len(), 1, "nothing stops a late put");
+    // The coordinator is killed and started again on its state file before
+    // the second sweep was due.
+    server.kill9();
+    let (server, again) = serve(&dir, &addr, &roots);
+    assert_eq!(again, addr);
+    wait_until(
+        Duration::from_secs(30),
+        "the late part to be swept",
+        &[&server],
+        || {
+            std::thread::sleep(Duration::from_millis(100));
+            staged().is_empty()
+        },
+    );
+    let took = cancelled_at.elapsed();
+    assert!(
+        took >= Duration::from_millis(2 * ttl_ms as u64 - 200),
+        "swept after two lease periods, not at once: {took:?}"
+    );
+    assert!(
+        server.log().contains("staging place removed"),
+        "{}",
+        server.log()
+    );
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A run into a bucket killed (kill -9, its local scratch folder left
+/// behind as a dead machine's would be) after some parts: `--resume`
+/// takes it up from the copy of its staging folder in the bucket, and
+/// publishes the rows and summary of a run never stopped.
+#[test]
+fn a_run_into_s3_killed_midway_resumes_from_the_bucket() {
+    let Some(endpoint) = moto() else { return };
+    let dir = temp("s3-resume");
+    let corpus = synth(&dir, "corpus", 600, 11);
+    bucket(endpoint, "resume");
+    let local = dir.join("local");
+    local_run(&corpus, &local);
+    let out = "s3://resume/results/nightly";
+    let scratch = dir.join("tmp");
+    std::fs::create_dir_all(&scratch).unwrap();
+    let args = [
+        "run",
+        s(&corpus),
+        "--out",
+        out,
+        "--chunk-games",
+        "10",
+        "--part-rows",
+        "10",
+        "-j",
+        "1",
+        "--no-report",
+    ];
+    let mut child = verdict()
+        .args(args)
+        .env("TMPDIR", &scratch)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let part =
+        |k: &String| k.starts_with("_staging/run-") && k.ends_with("/games/part-00004.parquet");
+    let start = Instant::now();
+    while !published_keys(out).iter().any(part) {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the run ended before it was killed"
+        );
+        assert!(start.elapsed() < Duration::from_secs(120), "no part copied");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let left = published_keys(out);
+    assert!(!left.iter().any(|k| k == "_SUCCESS"), "{left:?}");
+    // Resumed elsewhere: another scratch folder, nothing local to go on.
+    let resumed = verdict().args(args).args(["--resume"]).output().unwrap();
+    ok(&resumed);
+    let said = String::from_utf8_lossy(&resumed.stderr);
+    assert!(
+        said.contains("taking up the stopped run s3://resume/results/nightly/_staging/run-"),
+        "{said}"
+    );
+    let table = String::from_utf8_lossy(&resumed.stdout);
+    // Killed mid-way: some games were taken over, not all.
+    let taken: usize = table
+        .split("resumed: ")
+        .nth(1)
+        .and_then(|t| t.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("games taken over: {table}"));
+    let all = rows(&local).len();
+    assert!(
+        taken >= 40 && taken < all,
+        "{taken} of {all} games taken over"
+    );
+    let got = dir.join("got");
+    download(out, &got);
+    assert_same_rows(&got, &local);
+    assert_eq!(
+        counts(&got),
+        counts(&local),
+        "the summary of a run never stopped"
+    );
+    let keys = published_keys(out);
+    assert!(
+        !keys.iter().any(|k| k.starts_with("_staging/")),
+        "the copy is removed once published: {keys:?}"
+    );
+    // Nothing left to take up.
+    let again = verdict().args(args).args(["--resume"]).output().unwrap();
+    assert_eq!(again.status.code(), Some(2), "{again:?}");
+    assert!(String::from_utf8_lossy(&again.stderr)
+        .contains("nothing to resume in s3://resume/results/nightly"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `gs://` and `az://` URLs are read as object stores too (no server of
+/// theirs runs here): a bad URL, or a client that cannot be configured,
+/// is named with what to set, and exits 2.
+#[test]
+fn bad_gs_and_az_urls_say_what_to_check() {
+    let dir = temp("gs-az");
+    let out = dir.join("o");
+    let expect = |o: Output, words: &[&str]| {
+        assert_eq!(o.status.code(), Some(2), "{o:?}");
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        for w in words {
+            assert!(err.contains(w), "{w:?} in {err}");
+        }
+    };
+    let clean = |args: &[&str]| {
+        let mut c = verdict();
+        c.args(args).env("VERDICT_OBJECT_RETRY_SECONDS", "0");
+        for (k, _) in std::env::vars() {
+            if k.starts_with("GOOGLE_") || k.starts_with("AZURE_") {
+                c.env_remove(k);
+            }
+        }
+        c
+    };
+    expect(
+        clean(&["run", "gs:///corpus", "--out", s(&out)])
+            .output()
+            .unwrap(),
+        &["gs:///corpus", "names no bucket"],
+    );
+    expect(
+        clean(&["run", "az:///corpus", "--out", s(&out)])
+            .output()
+            .unwrap(),
+        &["az:///corpus", "names no container"],
+    );
+    // A service account file that is not there.
+    expect(
+        clean(&["run", "gs://corpora/kgs", "--out", s(&out)])
+            .env("GOOGLE_SERVICE_ACCOUNT", dir.join("missing.json"))
+            .output()
+            .unwrap(),
+        &["gs://corpora", "GOOGLE_SERVICE_ACCOUNT"],
+    );
+    // No account named.
+    expect(
+        clean(&["run", "az://box/kgs", "--out", s(&out)])
+            .output()
+            .unwrap(),
+        &["az://box", "AZURE_STORAGE_ACCOUNT_NAME"],
+    );
+    // An output there is checked before any analysis.
+    let corpus = synth(&dir, "corpus", 3, 1);
+    expect(
+        clean(&["run", s(&corpus), "--out", "az://box/results"])
+            .output()
+            .unwrap(),
+        &["az://box", "AZURE_STORAGE_ACCOUNT_NAME"],
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -532,6 +532,27 @@ pub fn whole(files: &[InputFile]) -> Vec<ShardFile> {
         .collect()
 }
 
+/// The first chunk of a walk over objects in object storage holds at most
+/// this many games, and each next one twice as many as the one before, up
+/// to the budget: the analysis starts as soon as the first objects are
+/// fetched instead of waiting for a whole chunk's round trips, and works
+/// while the next ones are fetched. The cut depends only on the entries and
+/// the budget, never on timing, so a resumed run cuts its inputs as the
+/// stopped one did ([`CHUNKING`] is in its fingerprint).
+pub const FIRST_OBJECT_CHUNK: usize = 64;
+
+/// Names how [`chunks`] cuts, for the fingerprint of a stopped run.
+pub const CHUNKING: &str = "budget; objects from 64 doubling";
+
+/// The games of each chunk at most, in turn: the budget's, from a first
+/// chunk of `first` doubling up to it.
+fn chunk_limits(budget: Budget, first: usize) -> impl Iterator<Item = usize> {
+    let top = budget.games.max(1);
+    std::iter::successors(Some(first.clamp(1, top)), move |&n| {
+        Some(n.saturating_mul(2).min(top))
+    })
+}
+
 /// Walks `sources` and calls `each` with every chunk of entries, in input
 /// order, until the sources end, `stop` is set (checked between chunks) or
 /// `each` breaks. `items` counts the entries handed over, as they are.
@@ -563,6 +584,15 @@ pub fn chunks(
                 }
             })
             .collect();
+        let mut limits = chunk_limits(
+            budget,
+            if objects.is_empty() {
+                budget.games
+            } else {
+                FIRST_OBJECT_CHUNK
+            },
+        );
+        let mut limit = limits.next().unwrap_or(budget.games);
         let walker = Walker {
             prefetch: (!objects.is_empty())
                 .then(|| std::sync::Mutex::new(crate::objects::Prefetch::new(objects))),
@@ -591,8 +621,9 @@ pub fn chunks(
         for entry in receive.iter() {
             chunk_bytes += entry.sgf_bytes();
             chunk.push(entry);
-            if chunk.len() >= budget.games || chunk_bytes >= budget.bytes {
+            if chunk.len() >= limit || chunk_bytes >= budget.bytes {
                 chunk_bytes = 0;
+                limit = limits.next().unwrap_or(budget.games);
                 if stopped() || !hand_over(&mut chunk, &mut outcome) {
                     outcome.stopped = true;
                     chunk.clear();
@@ -731,6 +762,26 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Over objects the chunks grow from 64 games, doubling, to the
+    /// budget; a budget under 64 is the first chunk's too.
+    #[test]
+    fn chunks_over_objects_grow_to_the_budget() {
+        let budget = |games| Budget {
+            games,
+            bytes: 1 << 20,
+        };
+        let first: Vec<usize> = chunk_limits(budget(4096), FIRST_OBJECT_CHUNK)
+            .take(9)
+            .collect();
+        assert_eq!(first, [64, 128, 256, 512, 1024, 2048, 4096, 4096, 4096]);
+        let small: Vec<usize> = chunk_limits(budget(10), FIRST_OBJECT_CHUNK)
+            .take(3)
+            .collect();
+        assert_eq!(small, [10, 10, 10]);
+        let files: Vec<usize> = chunk_limits(budget(4096), 4096).take(2).collect();
+        assert_eq!(files, [4096, 4096]);
+    }
 
     /// An open-ended last part is fetched up to the object's size, not
     /// 2^64 (s3s-fs misreads that range, and games were lost).

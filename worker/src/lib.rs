@@ -43,5 +43,6 @@ pub mod publish;
 pub mod replay;
 pub mod report;
 pub mod run;
+pub mod run_remote;
 pub mod shard;
 pub mod static_shard;

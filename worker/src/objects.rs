@@ -1,7 +1,13 @@
 //! Corpora and results in object storage: `s3://bucket/prefix` (Amazon S3
 //! and S3-compatible servers), configured from the standard environment
 //! (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_REGION`,
-//! `AWS_ENDPOINT_URL`, `AWS_ALLOW_HTTP=true`).
+//! `AWS_ENDPOINT_URL`, `AWS_ALLOW_HTTP=true`); `gs://bucket/prefix` (Google
+//! Cloud Storage: `GOOGLE_SERVICE_ACCOUNT` or `GOOGLE_SERVICE_ACCOUNT_KEY`,
+//! else the machine's application default credentials) and
+//! `az://container/prefix` (Azure Blob Storage: `AZURE_STORAGE_ACCOUNT_NAME`
+//! with `AZURE_STORAGE_ACCOUNT_KEY`, or a service principal's
+//! `AZURE_STORAGE_CLIENT_ID`, `_CLIENT_SECRET` and `_TENANT_ID`), from the
+//! same crate.
 //!
 //! The rest of verdict works on files, so this module meets it there:
 //! - an object to read is streamed into a temporary file that is unlinked
@@ -35,27 +41,65 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 use object_store::aws::AmazonS3Builder;
+use object_store::azure::MicrosoftAzureBuilder;
+use object_store::gcp::GoogleCloudStorageBuilder;
 use object_store::path::Path as Key;
 use object_store::{
     GetOptions, GetRange, ObjectMeta, ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload,
     RetryConfig, WriteMultipart,
 };
 
-/// The URL schemes verdict reads and writes.
-const SCHEMES: [&str; 1] = ["s3://"];
+/// An object store verdict reads and writes, by its URL scheme.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Scheme {
+    /// `s3://`: Amazon S3 and S3-compatible servers.
+    S3,
+    /// `gs://`: Google Cloud Storage.
+    Gcs,
+    /// `az://`: Azure Blob Storage (the "bucket" is a container).
+    Azure,
+}
+
+impl Scheme {
+    const ALL: [Scheme; 3] = [Scheme::S3, Scheme::Gcs, Scheme::Azure];
+
+    /// `s3://`, `gs://` or `az://`.
+    pub fn prefix(self) -> &'static str {
+        match self {
+            Scheme::S3 => "s3://",
+            Scheme::Gcs => "gs://",
+            Scheme::Azure => "az://",
+        }
+    }
+
+    /// What configures its client, for messages.
+    fn configured_by(self) -> &'static str {
+        match self {
+            Scheme::S3 => "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY",
+            Scheme::Gcs => "GOOGLE_SERVICE_ACCOUNT (a key file) or GOOGLE_SERVICE_ACCOUNT_KEY",
+            Scheme::Azure => "AZURE_STORAGE_ACCOUNT_NAME and AZURE_STORAGE_ACCOUNT_KEY",
+        }
+    }
+
+    fn of(url: &str) -> Option<Scheme> {
+        Scheme::ALL
+            .into_iter()
+            .find(|s| url.starts_with(s.prefix()))
+    }
+}
 
 /// Parts larger than this are uploaded in pieces of this size.
 const MULTIPART_BYTES: usize = 8 << 20;
 
 /// Whether a path as given on the command line is an object-store URL.
 pub fn is_url(path: &Path) -> bool {
-    path.to_str()
-        .is_some_and(|s| SCHEMES.iter().any(|p| s.starts_with(p)))
+    path.to_str().and_then(Scheme::of).is_some()
 }
 
-/// `s3://bucket/key`, split.
+/// `s3://bucket/key` (or `gs://`, `az://`), split.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ObjectUrl {
+    pub scheme: Scheme,
     pub bucket: String,
     /// Without a leading `/`; may be empty (the whole bucket).
     pub key: String,
@@ -63,20 +107,24 @@ pub struct ObjectUrl {
 
 impl ObjectUrl {
     /// # Errors
-    /// Not an `s3://bucket/...` URL.
+    /// Not an `s3://bucket/...`, `gs://bucket/...` or `az://container/...`
+    /// URL.
     pub fn parse(path: &Path) -> Result<ObjectUrl, ObjectError> {
         let s = path.to_str().unwrap_or_default();
-        let rest = s
-            .strip_prefix("s3://")
-            .ok_or_else(|| ObjectError::new(s, "only s3:// URLs are supported"))?;
+        let scheme = Scheme::of(s)
+            .ok_or_else(|| ObjectError::new(s, "only s3://, gs:// and az:// URLs are supported"))?;
+        let rest = &s[scheme.prefix().len()..];
         let (bucket, key) = rest.split_once('/').unwrap_or((rest, ""));
         if bucket.is_empty() {
-            return Err(ObjectError::new(
-                s,
-                "the URL names no bucket: write s3://BUCKET/PREFIX",
-            ));
+            let what = if scheme == Scheme::Azure {
+                "container: write az://CONTAINER/PREFIX".to_string()
+            } else {
+                format!("bucket: write {}BUCKET/PREFIX", scheme.prefix())
+            };
+            return Err(ObjectError::new(s, format!("the URL names no {what}")));
         }
         Ok(ObjectUrl {
+            scheme,
             bucket: bucket.to_string(),
             key: key.trim_matches('/').to_string(),
         })
@@ -85,6 +133,7 @@ impl ObjectUrl {
     /// The URL of `key` in the same bucket.
     pub fn with_key(&self, key: &str) -> ObjectUrl {
         ObjectUrl {
+            scheme: self.scheme,
             bucket: self.bucket.clone(),
             key: key.to_string(),
         }
@@ -107,10 +156,11 @@ impl ObjectUrl {
 
 impl std::fmt::Display for ObjectUrl {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let scheme = self.scheme.prefix();
         if self.key.is_empty() {
-            write!(f, "s3://{}", self.bucket)
+            write!(f, "{scheme}{}", self.bucket)
         } else {
-            write!(f, "s3://{}/{}", self.bucket, self.key)
+            write!(f, "{scheme}{}/{}", self.bucket, self.key)
         }
     }
 }
@@ -126,7 +176,7 @@ pub struct ObjectError {
 }
 
 impl ObjectError {
-    fn new(url: impl std::fmt::Display, message: impl Into<String>) -> ObjectError {
+    pub(crate) fn new(url: impl std::fmt::Display, message: impl Into<String>) -> ObjectError {
         ObjectError {
             url: url.to_string(),
             message: message.into(),
@@ -136,6 +186,9 @@ impl ObjectError {
 
     /// The store's error, explained.
     fn of(url: impl std::fmt::Display, e: &object_store::Error) -> ObjectError {
+        let url = url.to_string();
+        let scheme = Scheme::of(&url).unwrap_or(Scheme::S3);
+        let credentials = scheme.configured_by();
         let endpoint = std::env::var("AWS_ENDPOINT_URL")
             .or_else(|_| std::env::var("AWS_ENDPOINT"))
             .unwrap_or_else(|_| "the AWS default".into());
@@ -154,28 +207,55 @@ impl ObjectError {
         };
         let hint = match e {
             object_store::Error::NotFound { .. } => {
-                "not found: check the bucket and the prefix (`aws s3 ls` on the URL lists it)".to_string()
+                "not found: check the bucket and the prefix (`aws s3 ls` on the URL lists it)"
+                    .to_string()
             }
-            object_store::Error::AlreadyExists { .. } | object_store::Error::Precondition { .. } => {
+            object_store::Error::AlreadyExists { .. }
+            | object_store::Error::Precondition { .. } => {
                 "written already by another run (objects are created once)".to_string()
             }
-            object_store::Error::PermissionDenied { .. } | object_store::Error::Unauthenticated { .. } => {
-                "access refused: check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and the bucket's policy)".to_string()
+            object_store::Error::PermissionDenied { .. }
+            | object_store::Error::Unauthenticated { .. } => {
+                format!("access refused: check {credentials} (and the bucket's policy)")
+            }
+            _ if scheme != Scheme::S3
+                && (chain.contains("must be specified")
+                    || chain.contains("Missing")
+                    || chain.contains("service account")
+                    || chain.contains("credential")) =>
+            {
+                format!("the client cannot be configured: set {credentials}")
             }
             _ if chain.contains("NoSuchBucket") => {
-                "no such bucket: check its name, and AWS_ENDPOINT_URL for S3-compatible servers".to_string()
+                "no such bucket: check its name, and AWS_ENDPOINT_URL for S3-compatible servers"
+                    .to_string()
             }
             _ if chain.contains("InvalidAccessKeyId")
                 || chain.contains("SignatureDoesNotMatch")
                 || chain.contains("403")
                 || chain.contains("Forbidden") =>
             {
-                "access refused: check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and the bucket's policy)".to_string()
+                format!("access refused: check {credentials} (and the bucket's policy)")
             }
-            _ if chain.contains("builder error") || chain.contains("URL scheme is not allowed") || chain.contains("HTTP") && chain.contains("allow") => {
+            _ if chain.contains("builder error")
+                || chain.contains("URL scheme is not allowed")
+                || chain.contains("HTTP") && chain.contains("allow") =>
+            {
                 format!("cannot use the endpoint {endpoint}: for a plain http:// endpoint set AWS_ALLOW_HTTP=true")
             }
-            _ if chain.contains("connect") || chain.contains("dns") || chain.contains("timed out") || chain.contains("error sending request") => {
+            _ if scheme != Scheme::S3
+                && (chain.contains("connect")
+                    || chain.contains("dns")
+                    || chain.contains("timed out")
+                    || chain.contains("error sending request")) =>
+            {
+                format!("cannot reach the store: check the network, and {credentials}")
+            }
+            _ if chain.contains("connect")
+                || chain.contains("dns")
+                || chain.contains("timed out")
+                || chain.contains("error sending request") =>
+            {
                 format!("cannot reach the endpoint {endpoint}: check AWS_ENDPOINT_URL and the network (AWS_ALLOW_HTTP=true for http://)")
             }
             _ => "the object store refused".to_string(),
@@ -212,6 +292,7 @@ fn block_on<F: std::future::Future>(f: F) -> F::Output {
 /// One bucket's client.
 #[derive(Clone, Debug)]
 pub struct Store {
+    scheme: Scheme,
     bucket: String,
     inner: Arc<dyn ObjectStore>,
 }
@@ -224,7 +305,8 @@ pub fn store(url: &ObjectUrl) -> Result<Store, ObjectError> {
     static STORES: OnceLock<Mutex<HashMap<String, Store>>> = OnceLock::new();
     let stores = STORES.get_or_init(Default::default);
     let mut stores = stores.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(s) = stores.get(&url.bucket) {
+    let name = format!("{}{}", url.scheme.prefix(), url.bucket);
+    if let Some(s) = stores.get(&name) {
         return Ok(s.clone());
     }
     let retry_seconds = std::env::var("VERDICT_OBJECT_RETRY_SECONDS")
@@ -237,23 +319,43 @@ pub fn store(url: &ObjectUrl) -> Result<Store, ObjectError> {
         retry_timeout: Duration::from_secs_f64(retry_seconds),
         ..RetryConfig::default()
     };
-    let mut builder = AmazonS3Builder::from_env()
-        .with_bucket_name(&url.bucket)
-        .with_retry(retry);
-    // AWS_REGION is what the AWS tools read; object_store wants a region
-    // even for S3-compatible servers, which ignore it.
-    if std::env::var_os("AWS_REGION").is_none() && std::env::var_os("AWS_DEFAULT_REGION").is_none()
-    {
-        builder = builder.with_region("us-east-1");
-    }
-    let inner = builder
-        .build()
-        .map_err(|e| ObjectError::of(url.to_string(), &e))?;
-    let s = Store {
-        bucket: url.bucket.clone(),
-        inner: Arc::new(inner),
+    let shown = url.with_key("");
+    let failed = |e: object_store::Error| ObjectError::of(&shown, &e);
+    let inner: Arc<dyn ObjectStore> = match url.scheme {
+        Scheme::S3 => {
+            let mut builder = AmazonS3Builder::from_env()
+                .with_bucket_name(&url.bucket)
+                .with_retry(retry);
+            // AWS_REGION is what the AWS tools read; object_store wants a
+            // region even for S3-compatible servers, which ignore it.
+            if std::env::var_os("AWS_REGION").is_none()
+                && std::env::var_os("AWS_DEFAULT_REGION").is_none()
+            {
+                builder = builder.with_region("us-east-1");
+            }
+            Arc::new(builder.build().map_err(failed)?)
+        }
+        Scheme::Gcs => Arc::new(
+            GoogleCloudStorageBuilder::from_env()
+                .with_bucket_name(&url.bucket)
+                .with_retry(retry)
+                .build()
+                .map_err(failed)?,
+        ),
+        Scheme::Azure => Arc::new(
+            MicrosoftAzureBuilder::from_env()
+                .with_container_name(&url.bucket)
+                .with_retry(retry)
+                .build()
+                .map_err(failed)?,
+        ),
     };
-    stores.insert(url.bucket.clone(), s.clone());
+    let s = Store {
+        scheme: url.scheme,
+        bucket: url.bucket.clone(),
+        inner,
+    };
+    stores.insert(name, s.clone());
     Ok(s)
 }
 
@@ -269,6 +371,7 @@ pub struct Listed {
 impl Store {
     fn url(&self, key: &str) -> ObjectUrl {
         ObjectUrl {
+            scheme: self.scheme,
             bucket: self.bucket.clone(),
             key: key.to_string(),
         }
@@ -578,13 +681,18 @@ impl Store {
 /// Objects fetched ahead of the reader, in its order: a corpus of many
 /// small objects is read at the store's throughput, not one round trip
 /// per object. At most [`Prefetch::WINDOW`] objects and
-/// [`Prefetch::WINDOW_BYTES`] are in flight or waiting (spooled to
-/// unlinked temporary files, so the waiting ones cost disk, not memory).
+/// [`Prefetch::WINDOW_BYTES`] are fetched or being fetched ahead (small
+/// ones in memory, others spooled to unlinked temporary files, so the
+/// waiting ones cost disk, not memory), at most [`Prefetch::IN_FLIGHT`]
+/// requests at once: enough to keep the store busy while the analysis
+/// works on the games before them, few enough not to open a connection
+/// per object.
 #[derive(Debug)]
 pub struct Prefetch {
     todo: std::collections::VecDeque<Wanted>,
     ahead: std::collections::VecDeque<Ahead>,
     bytes_ahead: u64,
+    requests: Arc<tokio::sync::Semaphore>,
 }
 
 #[derive(Debug)]
@@ -607,8 +715,9 @@ pub struct Wanted {
 }
 
 impl Prefetch {
-    pub const WINDOW: usize = 512;
+    pub const WINDOW: usize = 8192;
     pub const WINDOW_BYTES: u64 = 256 << 20;
+    pub const IN_FLIGHT: usize = 32;
 
     /// Starts fetching the first of `items` (object URLs, the part each
     /// reads, and about how many bytes that is), in the order they will be
@@ -618,6 +727,7 @@ impl Prefetch {
             todo: items.into_iter().collect(),
             ahead: Default::default(),
             bytes_ahead: 0,
+            requests: Arc::new(tokio::sync::Semaphore::new(Self::IN_FLIGHT)),
         };
         p.fill();
         p
@@ -637,7 +747,11 @@ impl Prefetch {
                 return;
             };
             let (p, r) = (path.clone(), range.clone());
+            let requests = self.requests.clone();
             let task = runtime().spawn(async move {
+                // Spawned in the reader's order, and the semaphore is
+                // fair: the objects are fetched in that order too.
+                let _turn = requests.acquire_owned().await;
                 let url = ObjectUrl::parse(&p)?;
                 store(&url)?
                     .fetch_async(url.key.clone(), r, bytes, in_memory)
@@ -836,6 +950,18 @@ mod tests {
             .to_string()
             .contains("no bucket"));
         assert!(is_url(Path::new("s3://b/k")));
+        let gs = ObjectUrl::parse(Path::new("gs://corpora/kgs")).unwrap();
+        assert_eq!((gs.scheme, gs.bucket.as_str()), (Scheme::Gcs, "corpora"));
+        assert_eq!(gs.join("a.sgf").to_string(), "gs://corpora/kgs/a.sgf");
+        let az = ObjectUrl::parse(Path::new("az://box/")).unwrap();
+        assert_eq!(az.scheme, Scheme::Azure);
+        assert_eq!(az.to_string(), "az://box");
+        assert!(ObjectUrl::parse(Path::new("az:///x"))
+            .unwrap_err()
+            .to_string()
+            .contains("no container"));
+        assert!(is_url(Path::new("gs://b/k")) && is_url(Path::new("az://c/k")));
+        assert!(!is_url(Path::new("gcs://b/k")));
         assert!(!is_url(Path::new("/data/s3://b")));
         assert!(!is_url(Path::new("corpus/")));
     }

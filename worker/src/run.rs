@@ -57,6 +57,32 @@ pub struct Hooks<'a> {
     /// Set to stop after the current chunk (Ctrl-C): what is done is kept
     /// for `--resume`.
     pub stop: Option<&'a AtomicBool>,
+    /// Called on the writer thread after every journal write (at the
+    /// start, after each part, and at the end or stop), before the run goes
+    /// on: a run into a bucket copies its staging folder there, so that a
+    /// run killed with its machine can be resumed from anywhere
+    /// ([`crate::run_remote`]). An error ends the run.
+    pub journaled: Option<&'a JournalHook<'a>>,
+}
+
+/// What [`Hooks::journaled`] calls.
+pub type JournalHook<'h> = dyn Fn(&Journaled<'_>) -> std::io::Result<()> + Sync + 'h;
+
+/// What a journal write changed in a run's staging folder, in the order
+/// to copy it: the part just finished (if one was), the summary file the
+/// journal names, then the journal itself; `dropped` is the summary file
+/// the previous journal named, removed once the new journal is written.
+#[derive(Debug)]
+pub struct Journaled<'a> {
+    /// The staging folder.
+    pub staging: &'a Path,
+    /// Its name (`run-...`), as `verdict.run` in its parts' metadata.
+    pub name: &'a str,
+    /// A part just finished, in `games/`.
+    pub part: Option<&'a str>,
+    pub summary: &'a str,
+    pub journal: &'a str,
+    pub dropped: &'a str,
 }
 
 impl std::fmt::Debug for Hooks<'_> {
@@ -194,11 +220,12 @@ pub fn options_json(options: &RunOptions) -> serde_json::Value {
 /// What decides the rows: the inputs as found (paths, sizes, times), the
 /// options, the engine's cuts and the verdict version. A stopped run is
 /// resumed only by a run with the same fingerprint.
-fn fingerprint(files: &[InputFile], options: &RunOptions) -> String {
+pub fn fingerprint(files: &[InputFile], options: &RunOptions) -> String {
     let mut h = std::collections::hash_map::DefaultHasher::new();
     env!("CARGO_PKG_VERSION").hash(&mut h);
     options_json(options).to_string().hash(&mut h);
     (options.chunk_games, options.chunk_bytes, options.part_rows).hash(&mut h);
+    engine::CHUNKING.hash(&mut h);
     for f in files {
         f.root.hash(&mut h);
     }
@@ -237,7 +264,7 @@ fn journal_summary_name(generation: u64) -> String {
 }
 
 #[derive(Debug, Default, Clone)]
-struct Journal {
+pub(crate) struct Journal {
     fingerprint: String,
     /// Chunks of the engine whose rows are all in `parts`.
     chunks: u64,
@@ -276,6 +303,41 @@ impl Journal {
                 .iter()
                 .map(|p| Some((p["name"].as_str()?.to_string(), p["rows"].as_u64()?)))
                 .collect::<Option<_>>()?,
+        })
+    }
+
+    /// The journal's JSON, as written: its fingerprint, its parts and the
+    /// summary file it names (for a copy of the staging folder).
+    pub(crate) fn parse(bytes: &[u8]) -> Option<(String, Vec<String>, String)> {
+        let v: serde_json::Value = serde_json::from_slice(bytes).ok()?;
+        let j = Journal::from_json(&v)?;
+        Some((
+            j.fingerprint,
+            j.parts.into_iter().map(|(n, _)| n).collect(),
+            journal_summary_name(j.generation),
+        ))
+    }
+
+    /// Tells `hook` what the last [`Journal::write`] changed.
+    fn tell(
+        &self,
+        hook: Option<&JournalHook<'_>>,
+        dir: &Dir,
+        part: Option<&str>,
+    ) -> std::io::Result<()> {
+        let Some(hook) = hook else { return Ok(()) };
+        let name = dir
+            .path()
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        hook(&Journaled {
+            staging: dir.path(),
+            name: &name,
+            part,
+            summary: &journal_summary_name(self.generation),
+            journal: JOURNAL,
+            dropped: &journal_summary_name(self.generation.saturating_sub(1)),
         })
     }
 
@@ -374,7 +436,10 @@ pub fn run(
             };
             // Journaled from the start: a run killed before its first part
             // is one that --resume takes up (from nothing).
-            if let Err(source) = j.write(staging.dir(), &s) {
+            let written = j
+                .write(staging.dir(), &s)
+                .and_then(|()| j.tell(hooks.journaled, staging.dir(), None));
+            if let Err(source) = written {
                 let path = staging.path().display().to_string();
                 // Nothing done yet: nothing to keep for --resume.
                 let _ = staging.discard();
@@ -561,6 +626,7 @@ fn analyse_into(
     let mut games = summary.games;
     let stop = hooks.stop;
     let analysed = hooks.analysed;
+    let journaled = hooks.journaled;
     let bytes_total: u64 = files.iter().map(|f| f.len).sum();
     let mut analyse_time = Duration::ZERO;
     let mut bytes_done = 0u64;
@@ -590,10 +656,11 @@ fn analyse_into(
              -> Result<(), RunError> {
                 let name = part_name(journal.parts.len() as u32);
                 let rows = part.finish()?;
-                journal.parts.push((name, rows));
+                journal.parts.push((name.clone(), rows));
                 (journal.chunks, journal.items, journal.duplicates) = last;
                 journal
                     .write(staging_dir, summary)
+                    .and_then(|()| journal.tell(journaled, staging_dir, Some(&name)))
                     .map_err(|source| RunError::Journal {
                         path: staging_dir.path().display().to_string(),
                         source,
@@ -630,6 +697,7 @@ fn analyse_into(
                 (journal.chunks, journal.items, journal.duplicates) = last;
                 journal
                     .write(staging_dir, &summary)
+                    .and_then(|()| journal.tell(journaled, staging_dir, None))
                     .map_err(|source| RunError::Journal {
                         path: staging_dir.path().display().to_string(),
                         source,

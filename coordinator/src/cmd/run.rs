@@ -12,8 +12,9 @@ use std::sync::Arc;
 use verdict_rules::analyse::CheckStatus;
 use verdict_worker::eval::GnuGoReferee;
 use verdict_worker::run::{
-    run as run_corpus, Hooks, Progress, RefereeChoice, RunOptions, RunReport,
+    run as run_corpus, Hooks, Journaled, Progress, RefereeChoice, RunOptions, RunReport,
 };
+use verdict_worker::run_remote::Mirror;
 use verdict_worker::shard::ShardError;
 use verdict_worker::static_shard::{run_static, StaticError, StaticShard};
 use verdict_worker::{inputs, objects};
@@ -101,15 +102,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         super::report_unread(&found, &[], &[]);
         bail!("no SGF files found in the given inputs: give .sgf files, collection files or directories holding them");
     }
-    // An output in object storage is written locally first, then
+    // An output in object storage is written locally first, its staging
+    // folder copied into the bucket as it goes (for --resume), then
     // published to the bucket whole (verdict_worker::objects::publish).
     let remote = if objects::is_url(&args.out) && args.shard.is_none() {
-        if args.resume {
-            bail!(
-                "--resume needs a local --out: a run into {} starts over when stopped",
-                args.out.display()
-            );
-        }
         let url = objects::ObjectUrl::parse(&args.out)?;
         // Fail before the analysis when the bucket cannot be reached.
         objects::store(&url)?.probe(&format!(
@@ -120,14 +116,15 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         let local = objects::Scratch::new("out").context(
             "a local folder to write the output in first (set TMPDIR to a folder with room)",
         )?;
-        Some((url, local))
+        let mirror = Mirror::new(&url)?;
+        Some((url, local, mirror))
     } else {
         None
     };
     let referee = referee(&args)?;
     let local_out = remote
         .as_ref()
-        .map_or(args.out.clone(), |(_, l)| l.path().to_path_buf());
+        .map_or(args.out.clone(), |(_, l, _)| l.path().to_path_buf());
     let options = RunOptions {
         out: local_out.clone(),
         threads: args.common.threads,
@@ -155,6 +152,29 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         say_refereed(referee.as_ref());
         return code;
     }
+    // A run into a bucket: what --resume takes up is its copy there.
+    let fingerprint = verdict_worker::run::fingerprint(&found.files, &options);
+    if let (Some((url, local, mirror)), true) = (&remote, args.resume) {
+        match mirror.fetch(&fingerprint, local.path())? {
+            Some(name) => eprintln!(
+                "verdict: taking up the stopped run {}",
+                mirror.place(&name)
+            ),
+            None => bail!(
+                "nothing to resume in {url}: no stopped run of these inputs and options under {} (a run started without --resume, or one that published, removes it)",
+                url.join(verdict_worker::publish::STAGING)
+            ),
+        }
+    }
+    // The name of the run's staging folder, as the first journal write tells it.
+    let staged: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    let copy = |j: &Journaled<'_>| {
+        let _ = staged.set(j.name.to_string());
+        match &remote {
+            Some((_, _, mirror)) => mirror.journaled(j),
+            None => Ok(()),
+        }
+    };
     let total = found.total_bytes();
     let analysed = AtomicU64::new(0);
     let done = AtomicBool::new(false);
@@ -200,38 +220,64 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             progress: Some(&mut on_progress),
             analysed: Some(&analysed),
             stop: Some(&STOP),
+            journaled: Some(&copy),
         };
         let report = run_corpus(&found.files, &options, args.resume, hooks);
         done.store(true, Ordering::Relaxed);
         report
-    })?;
+    });
+    let report = match report {
+        Ok(r) => r,
+        Err(e) => {
+            // As the local staging folder, its copy goes with a failed run.
+            if let (Some((_, _, mirror)), Some(name)) = (&remote, staged.get()) {
+                let _ = mirror.discard(name, "");
+            }
+            return Err(e.into());
+        }
+    };
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
     say_refereed(referee.as_ref());
     let unreadable = super::report_unread(&found, &report.not_read, &report.left_aside);
     if report.stopped {
+        let staging = match (&remote, staged.get()) {
+            (Some((_, _, mirror)), Some(name)) => mirror.place(name).to_string(),
+            _ => args
+                .out
+                .join(verdict_worker::publish::STAGING)
+                .display()
+                .to_string(),
+        };
         eprintln!(
-            "verdict: stopped after {} games; the parts so far wait in {}: run the same command with --resume to take it up",
+            "verdict: stopped after {} games; the parts so far wait in {staging}: run the same command with --resume to take it up",
             report.summary.games,
-            args.out.join(verdict_worker::publish::STAGING).display()
         );
         return Ok(ExitCode::from(130));
     }
     if !args.no_report {
         super::report::after_run(&args, &local_out, &report)?;
     }
-    if let Some((url, local)) = &remote {
+    if let Some((url, local, mirror)) = &remote {
         let run = format!(
             "{:08x}{:08x}",
             std::process::id(),
             verdict_worker::ids::random_u64() as u32
         );
-        let published = objects::publish(local.path(), url, &run)?;
+        // Not published: the copy stays, and --resume publishes it.
+        let published = objects::publish(local.path(), url, &run).context(
+            "the run is complete but not published: run the same command with --resume to publish it",
+        )?;
         eprintln!(
             "verdict: published {} parts to {url} (removed {} of the previous output)",
             published.parts, published.removed
         );
+        if let Some(name) = staged.get() {
+            if let Err(e) = mirror.discard(name, &fingerprint) {
+                eprintln!("verdict: the run's copy in {} could not be removed ({e}): the next run of the same command that publishes removes it", mirror.place(name));
+            }
+        }
     }
     if args.common.json {
         let json = report.summary.to_json(verdict_worker::row::SCHEMA_VERSION);

@@ -238,12 +238,16 @@ impl Coordinator {
                 }
                 job.finished = this.clock.unix();
                 tracing::info!(job = job_id, state = job.state.name(), "job finished");
-                this.store.write_durable(Op::JobState {
+                let durable = this.store.write_durable(Op::JobState {
                     job: job_id,
                     state: job.state.name().into(),
                     finished: job.finished,
                     error: job.error.clone(),
-                })
+                });
+                // A lapsed lease's worker may still put its part after the
+                // staging place was removed.
+                this.sweep_late_puts(inner, job_id);
+                durable
             };
             let _ = this.committed(durable).await;
             this.bump();

@@ -387,8 +387,14 @@ impl Coordinator {
                 .unwrap_or_default();
             let removed = tokio::task::spawn_blocking(move || s.discard()).await;
             if !matches!(removed, Ok(Ok(()))) {
-                self.lock().sweep.push((out, name));
+                let mut inner = self.lock();
+                self.sweep_later(&mut inner, &out, &name, std::time::Duration::ZERO);
             }
+        }
+        // A worker still at a shard of it may put its part after that.
+        {
+            let mut inner = self.lock();
+            self.sweep_late_puts(&mut inner, id);
         }
         tracing::info!(job = id, "job cancelled");
         self.bump();

@@ -2,6 +2,7 @@
 //! complete, fail, and the reaper that ends leases whose heartbeats
 //! stopped, forgets workers long unseen and jobs past their retention.
 
+use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
@@ -11,7 +12,7 @@ use verdict_worker::ids::random_u64;
 use verdict_worker::summary::Summary;
 
 use super::super::auth::cut;
-use super::super::store::Op;
+use super::super::store::{Op, SweepRow};
 use super::clock::since;
 use super::{
     fresh_lease, limits, wire, Clock, Coordinator, Inner, JobStaging, JobState, ShardState,
@@ -421,15 +422,25 @@ impl Coordinator {
             inner
                 .workers
                 .retain(|_, w| since(clock, w.last_seen) < unseen);
-            std::mem::take(&mut inner.sweep)
+            // Taken out while they are worked on, so a tick that comes
+            // before they are done does not start them twice.
+            let today = self.clock.unix();
+            let (due, later): (Vec<SweepRow>, Vec<SweepRow>) = std::mem::take(&mut inner.sweep)
+                .into_iter()
+                .partition(|r| r.due <= today);
+            inner.sweep = later;
+            due
         };
         if !sweep.is_empty() {
             let this = self.clone();
             if let Ok(h) = tokio::runtime::Handle::try_current() {
                 h.spawn_blocking(move || {
-                    for (out, name) in sweep {
-                        if !JobStaging::sweep(&out, &name) {
-                            this.lock().sweep.push((out, name));
+                    for row in sweep {
+                        if JobStaging::sweep(Path::new(&row.out), &row.name) {
+                            tracing::info!(out = %row.out, name = %row.name, "staging place removed");
+                            this.store.write(Op::Swept(row));
+                        } else {
+                            this.lock().sweep.push(row);
                         }
                     }
                 });

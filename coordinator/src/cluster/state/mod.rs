@@ -34,7 +34,7 @@ use verdict_worker::ids::random_u64;
 use verdict_worker::summary::Summary;
 
 use super::auth::Roots;
-use super::store::{Loaded, Op, Store};
+use super::store::{Loaded, Op, Store, SweepRow};
 use output::JobStaging;
 
 mod clock;
@@ -173,8 +173,10 @@ struct Inner {
     leases: HashMap<u64, (u64, u32)>,
     workers: HashMap<u64, Worker>,
     next_job: u64,
-    /// Staging folders of ended jobs that could not be removed yet.
-    sweep: Vec<(PathBuf, String)>,
+    /// Staging places of ended jobs to remove once due (stored): those
+    /// that could not be removed yet, and a bucket job's place once more
+    /// after its late workers' puts ([`Coordinator::sweep_later`]).
+    sweep: Vec<SweepRow>,
 }
 
 /// Counters for `/metrics`.
@@ -219,6 +221,12 @@ pub struct Coordinator {
     /// a recovery rebuilt the state from the file; `None` when serving.
     degraded: tokio::sync::watch::Sender<Option<String>>,
 }
+
+/// How long after a bucket job ends its staging place is removed once
+/// more: twice the lease period, by when every worker that held one of its
+/// leases has been told at a heartbeat to stop (a late put of a part can
+/// still come in that long after the place was first removed).
+pub const LATE_SWEEP_LEASES: u32 = 2;
 
 fn staging_name(coordinator: u64, job: u64) -> String {
     format!("job-{coordinator:016x}-{job}")
@@ -353,5 +361,44 @@ impl Coordinator {
             .get(&id)
             .map(|w| w.name.clone())
             .unwrap_or_default()
+    }
+}
+
+impl Coordinator {
+    /// Queues the removal of `out`'s staging place `name` once `after` has
+    /// passed, written to the store so that a restart still does it; the
+    /// reaper ([`Coordinator::reap`]) removes it when due, and tries again
+    /// at its next tick when it cannot.
+    fn sweep_later(&self, inner: &mut Inner, out: &std::path::Path, name: &str, after: Duration) {
+        // Whole seconds, rounded up, and one more: the Unix clock is read in
+        // whole seconds, so `after` has surely passed when it is due.
+        let secs = after.as_secs() as i64 + i64::from(after.subsec_nanos() > 0) + 1;
+        let row = SweepRow {
+            out: out.display().to_string(),
+            name: name.to_string(),
+            due: if after.is_zero() {
+                self.clock.unix()
+            } else {
+                self.clock.unix() + secs
+            },
+        };
+        if inner.sweep.contains(&row) {
+            return;
+        }
+        self.store.write(Op::SweepDue(row.clone()));
+        inner.sweep.push(row);
+    }
+
+    /// After a bucket job ended (finished or cancelled) and its staging
+    /// place was removed: removes it again past the lease period's late
+    /// puts ([`LATE_SWEEP_LEASES`]).
+    fn sweep_late_puts(&self, inner: &mut Inner, job: u64) {
+        let Some(out) = inner.jobs.get(&job).map(|j| j.out.clone()) else {
+            return;
+        };
+        if verdict_worker::objects::is_url(&out) {
+            let after = self.config.lease_ttl * LATE_SWEEP_LEASES;
+            self.sweep_later(inner, &out, &staging_name(self.id, job), after);
+        }
     }
 }

@@ -37,6 +37,7 @@ pub(super) fn build(
     let mut rebuilt = Rebuilt::default();
     let expires = clock.now() + config.lease_ttl;
     let mut max_job = 0;
+    inner.sweep = loaded.sweeps;
     for row in loaded.jobs {
         let spec = row.spec;
         let out = PathBuf::from(&spec.out);
@@ -246,7 +247,14 @@ impl Coordinator {
             let sweep = std::mem::take(&mut inner.sweep);
             *inner = new;
             inner.workers = workers;
-            inner.sweep = sweep;
+            // Those queued while the file refused writes are written now;
+            // those the file holds are kept (removing twice is harmless).
+            for row in sweep {
+                if !inner.sweep.contains(&row) {
+                    self.store.write(Op::SweepDue(row.clone()));
+                    inner.sweep.push(row);
+                }
+            }
         }
         for op in rebuilt.fixes {
             self.store.write(op);

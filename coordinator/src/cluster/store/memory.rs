@@ -8,12 +8,13 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use verdict_worker::summary::Summary;
 
-use super::{Durable, JobRow, Loaded, Op, Recovery, ShardRow, Store, StoreError};
+use super::{Durable, JobRow, Loaded, Op, Recovery, ShardRow, Store, StoreError, SweepRow};
 
 #[derive(Debug, Default)]
 struct File {
     coordinator: u64,
     jobs: BTreeMap<u64, JobRow>,
+    sweeps: Vec<SweepRow>,
     /// Why the "disk" refuses writes, while it does.
     broken: Option<String>,
     /// Why the store refuses changes, from the first failed write until a
@@ -45,6 +46,7 @@ impl MemoryStore {
         Loaded {
             coordinator: f.coordinator,
             jobs: f.jobs.values().cloned().collect(),
+            sweeps: f.sweeps.clone(),
         }
     }
 
@@ -68,7 +70,15 @@ impl MemoryStore {
             f.failed = Some(why.clone());
             return Err(why);
         }
-        apply(&mut f.jobs, op);
+        match op {
+            Op::SweepDue(row) => {
+                if !f.sweeps.contains(&row) {
+                    f.sweeps.push(row);
+                }
+            }
+            Op::Swept(row) => f.sweeps.retain(|r| *r != row),
+            op => apply(&mut f.jobs, op),
+        }
         Ok(())
     }
 }
@@ -175,7 +185,7 @@ fn apply(jobs: &mut BTreeMap<u64, JobRow>, op: Op) {
         Op::DeleteJob { job } => {
             jobs.remove(&job);
         }
-        Op::Barrier => {}
+        Op::SweepDue(_) | Op::Swept(_) | Op::Barrier => {}
     }
 }
 

@@ -130,6 +130,20 @@ pub struct Loaded {
     /// own.
     pub coordinator: u64,
     pub jobs: Vec<JobRow>,
+    /// Staging places of ended jobs still to be removed.
+    pub sweeps: Vec<SweepRow>,
+}
+
+/// A staging place of an ended job to remove once `due` (Unix seconds) has
+/// come: `out`'s `_staging/name`. A job's place is removed when it ends;
+/// in a bucket a late worker can still put its part there afterwards
+/// (objects need no folder), so it is removed again later. Stored, so a
+/// coordinator restarted in between still does it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SweepRow {
+    pub out: String,
+    pub name: String,
+    pub due: i64,
 }
 
 /// One change to write.
@@ -182,6 +196,10 @@ pub enum Op {
     DeleteJob {
         job: u64,
     },
+    /// A staging place to remove once due.
+    SweepDue(SweepRow),
+    /// That one is removed.
+    Swept(SweepRow),
     /// Nothing: written durably, it tells when everything before it is.
     Barrier,
 }

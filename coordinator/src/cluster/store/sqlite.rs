@@ -20,7 +20,7 @@ use verdict_proto::v1;
 use verdict_worker::engine::ShardFile;
 use verdict_worker::summary::Summary;
 
-use super::{Durable, JobRow, Loaded, Op, Recovery, ShardRow, Store, StoreError};
+use super::{Durable, JobRow, Loaded, Op, Recovery, ShardRow, Store, StoreError, SweepRow};
 use crate::cluster::state::JobSpec;
 
 const SCHEMA_VERSION: i64 = 2;
@@ -79,6 +79,12 @@ fn open(path: &Path) -> Result<Connection, rusqlite::Error> {
             summary BLOB,
             error TEXT,
             PRIMARY KEY (job, shard)
+         ) WITHOUT ROWID;
+         CREATE TABLE IF NOT EXISTS sweeps (
+            out TEXT NOT NULL,
+            name TEXT NOT NULL,
+            due INTEGER NOT NULL,
+            PRIMARY KEY (out, name, due)
          ) WITHOUT ROWID;",
     )?;
     Ok(conn)
@@ -437,9 +443,23 @@ fn load(conn: &Connection, name: &str) -> Result<Loaded, StoreError> {
             shards,
         });
     }
+    let sweeps = conn
+        .prepare("SELECT out, name, due FROM sweeps ORDER BY due")
+        .and_then(|mut stmt| {
+            stmt.query_map([], |r| {
+                Ok(SweepRow {
+                    out: r.get(0)?,
+                    name: r.get(1)?,
+                    due: r.get(2)?,
+                })
+            })?
+            .collect::<Result<Vec<_>, _>>()
+        })
+        .map_err(err)?;
     Ok(Loaded {
         coordinator: coordinator as u64,
         jobs,
+        sweeps,
     })
 }
 
@@ -657,6 +677,14 @@ fn apply(tx: &rusqlite::Transaction<'_>, op: &Op) -> Result<(), rusqlite::Error>
             tx.prepare_cached("DELETE FROM jobs WHERE id = ?1")?
                 .execute(params![*job as i64])?;
         }
+        Op::SweepDue(row) => {
+            tx.prepare_cached("INSERT OR IGNORE INTO sweeps (out, name, due) VALUES (?1, ?2, ?3)")?
+                .execute(params![row.out, row.name, row.due])?;
+        }
+        Op::Swept(row) => {
+            tx.prepare_cached("DELETE FROM sweeps WHERE out = ?1 AND name = ?2 AND due = ?3")?
+                .execute(params![row.out, row.name, row.due])?;
+        }
         Op::Barrier => {}
     }
     Ok(())
@@ -719,6 +747,31 @@ mod tests {
                 (2, "done".to_string())
             ]
         );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A staging place to remove later is in the file until it is
+    /// removed: a coordinator restarted in between still removes it.
+    #[tokio::test]
+    async fn sweeps_due_later_survive_the_state_file() {
+        let dir = temp("sweeps");
+        let path = dir.join("state.db");
+        let row = |name: &str, due: i64| SweepRow {
+            out: "s3://b/out".into(),
+            name: name.into(),
+            due,
+        };
+        {
+            let (store, loaded) = SqliteStore::open(&path).unwrap();
+            assert!(loaded.sweeps.is_empty());
+            store.write(Op::SweepDue(row("job-1", 50)));
+            store.write(Op::SweepDue(row("job-1", 10)));
+            store.write(Op::SweepDue(row("job-2", 20)));
+            store.write(Op::Swept(row("job-2", 20)));
+            store.write_durable(Op::Barrier).committed().await.unwrap();
+        }
+        let (_store, loaded) = SqliteStore::open(&path).unwrap();
+        assert_eq!(loaded.sweeps, vec![row("job-1", 10), row("job-1", 50)]);
         let _ = std::fs::remove_dir_all(&dir);
     }
 
