@@ -500,17 +500,7 @@ fn completions_are_checked_against_the_leases_issued() {
     let out = dir.join("job");
     let job = submit(&addr, &[&corpus], &out, 50_000);
     let forged = rt().block_on(async {
-        let mut w = WorkersClient::new(raw(&addr).await);
-        let worker = w
-            .register(v1::RegisterRequest {
-                name: "attacker".into(),
-                threads: 1,
-                protocol: verdict_proto::PROTOCOL_VERSION,
-            })
-            .await
-            .unwrap()
-            .into_inner()
-            .worker_id;
+        let (mut w, worker) = raw_worker(&addr, "attacker").await;
         let fake = |lease_id: u64, shard: u32| v1::CompleteRequest {
             lease_id,
             job_id: job,

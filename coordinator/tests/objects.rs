@@ -480,7 +480,6 @@ fn keys_under(url: &str) -> Vec<String> {
 #[test]
 fn a_part_put_after_a_cancel_is_swept_later_even_across_a_restart() {
     use verdict_proto::v1;
-    use verdict_proto::v1::workers_client::WorkersClient;
     let Some(endpoint) = moto() else { return };
     let dir = temp("s3-late");
     let corpus = synth(&dir, "corpus", 30, 7);
@@ -499,17 +498,7 @@ fn a_part_put_after_a_cancel_is_swept_later_even_across_a_restart() {
     );
     // A worker of our own takes a lease: it names the staging place.
     let lease = rt().block_on(async {
-        let mut w = WorkersClient::new(raw(&addr).await);
-        let worker = w
-            .register(v1::RegisterRequest {
-                name: "late".into(),
-                threads: 1,
-                protocol: verdict_proto::PROTOCOL_VERSION,
-            })
-            .await
-            .unwrap()
-            .into_inner()
-            .worker_id;
+        let (mut w, worker) = raw_worker(&addr, "late").await;
         w.acquire(v1::AcquireRequest {
             worker_id: worker,
             wait_ms: 0,

@@ -534,6 +534,27 @@ pub async fn raw(addr: &str) -> Raw {
     tonic::service::interceptor::InterceptedService::new(channel, add_token as fn(_) -> _)
 }
 
+/// A worker of the test's own at the coordinator at `addr`, registered
+/// under `name` over raw gRPC (no worker process): its client and id, to
+/// take leases and complete them by hand.
+pub async fn raw_worker(
+    addr: &str,
+    name: &str,
+) -> (verdict_proto::v1::workers_client::WorkersClient<Raw>, u64) {
+    let mut w = verdict_proto::v1::workers_client::WorkersClient::new(raw(addr).await);
+    let worker = w
+        .register(verdict_proto::v1::RegisterRequest {
+            name: name.into(),
+            threads: 1,
+            protocol: verdict_proto::PROTOCOL_VERSION,
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .worker_id;
+    (w, worker)
+}
+
 /// A TCP proxy in front of the coordinator: a worker behind it can be cut
 /// off (every connection closed, new ones refused) and let through again,
 /// as a network partition does.
