@@ -514,28 +514,8 @@ fn completions_are_checked_against_the_leases_issued() {
         for guess in [worker, worker + 1, 1, job] {
             codes.push(w.complete(fake(guess, 0)).await.unwrap_err().code());
         }
-        let lease = w
-            .acquire(v1::AcquireRequest {
-                worker_id: worker,
-                wait_ms: 0,
-                protocol: verdict_proto::PROTOCOL_VERSION,
-            })
-            .await
-            .unwrap()
-            .into_inner()
-            .lease
-            .unwrap();
-        let next = w
-            .acquire(v1::AcquireRequest {
-                worker_id: worker,
-                wait_ms: 0,
-                protocol: verdict_proto::PROTOCOL_VERSION,
-            })
-            .await
-            .unwrap()
-            .into_inner()
-            .lease
-            .unwrap();
+        let lease = raw_lease(&mut w, worker).await;
+        let next = raw_lease(&mut w, worker).await;
         codes.push(
             w.complete(fake(lease.lease_id, lease.shard + 1))
                 .await

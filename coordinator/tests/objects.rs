@@ -479,7 +479,6 @@ fn keys_under(url: &str) -> Vec<String> {
 /// killed and restarted in between.
 #[test]
 fn a_part_put_after_a_cancel_is_swept_later_even_across_a_restart() {
-    use verdict_proto::v1;
     let Some(endpoint) = moto() else { return };
     let dir = temp("s3-late");
     let corpus = synth(&dir, "corpus", 30, 7);
@@ -499,16 +498,7 @@ fn a_part_put_after_a_cancel_is_swept_later_even_across_a_restart() {
     // A worker of our own takes a lease: it names the staging place.
     let lease = rt().block_on(async {
         let (mut w, worker) = raw_worker(&addr, "late").await;
-        w.acquire(v1::AcquireRequest {
-            worker_id: worker,
-            wait_ms: 0,
-            protocol: verdict_proto::PROTOCOL_VERSION,
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .lease
-        .unwrap()
+        raw_lease(&mut w, worker).await
     });
     assert!(
         lease.staging.starts_with(&format!("{out}/_staging/job-")),

@@ -555,6 +555,24 @@ pub async fn raw_worker(
     (w, worker)
 }
 
+/// A lease for `worker` at once (no waiting), from a [`raw_worker`]
+/// client; panics when there is no shard to lease.
+pub async fn raw_lease(
+    w: &mut verdict_proto::v1::workers_client::WorkersClient<Raw>,
+    worker: u64,
+) -> verdict_proto::v1::Lease {
+    w.acquire(verdict_proto::v1::AcquireRequest {
+        worker_id: worker,
+        wait_ms: 0,
+        protocol: verdict_proto::PROTOCOL_VERSION,
+    })
+    .await
+    .unwrap()
+    .into_inner()
+    .lease
+    .expect("a shard to lease")
+}
+
 /// A TCP proxy in front of the coordinator: a worker behind it can be cut
 /// off (every connection closed, new ones refused) and let through again,
 /// as a network partition does.
