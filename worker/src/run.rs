@@ -251,7 +251,7 @@ pub fn hash_files(files: &[InputFile], h: &mut impl Hasher) {
 
 /// The journal of a run in its staging folder: what its finished parts
 /// hold. Written after every part, read by `--resume`.
-const JOURNAL: &str = "journal.json";
+pub(crate) const JOURNAL: &str = "journal.json";
 /// The summary of the journal's parts (a prost-encoded `ShardSummary`)
 /// is in a file of its own, named by the journal's generation: written
 /// before the journal that names it, so a process killed between the two

@@ -27,10 +27,7 @@ use std::path::Path;
 
 use crate::objects::{discard_prefix, store, ObjectError, ObjectUrl, Store};
 use crate::publish::{GAMES, STAGING};
-use crate::run::{Journal, Journaled};
-
-/// The journal's file name in a staging folder.
-const JOURNAL: &str = "journal.json";
+use crate::run::{Journal, Journaled, JOURNAL};
 
 /// The copies of runs' staging folders in the bucket of an output.
 #[derive(Debug)]
