@@ -304,20 +304,52 @@ const MAX_FREED: usize = BIG_CAPTURE - 1;
 const BIG_CAPTURE: usize = 7;
 
 /// Whether every attacker chain touching the chain on `cell` has
-/// [`SPARE_LIBERTIES`] liberties that are not the chain's.
+/// [`SPARE_LIBERTIES`] liberties that are not the chain's, counting with
+/// its own those of the chains it shares an eye point with: a captor whose
+/// liberty is an eye of a bigger group (the defender may not play there)
+/// is that group, however few liberties it has by itself. A lone stone
+/// beside a living wall's eye, taking a corner invader, is no captor short
+/// of liberties: the freed points are not an eye it could lose.
 fn captors_safe(board: &PlayoutBoard, cell: usize) -> bool {
     let mut target = [0usize; SAFE_LIBERTIES];
     let n = board.liberties(board.head_of(cell), &mut target);
+    let target = &target[..n];
     let mut touching = [0usize; 16];
     let t = touching_chains(board, cell, &mut touching);
+    let captor = 3 - board.stone(cell);
     touching[..t].iter().all(|&h| {
-        let mut theirs = [0usize; SAFE_LIBERTIES + SPARE_LIBERTIES];
-        let k = board.liberties(h, &mut theirs);
-        theirs[..k]
-            .iter()
-            .filter(|l| !target[..n].contains(l))
-            .count()
-            >= SPARE_LIBERTIES
+        let mut spare = [0usize; SPARE_LIBERTIES];
+        let mut count = 0;
+        let mut add = |chain: usize, spare: &mut [usize; SPARE_LIBERTIES]| {
+            let mut theirs = [0usize; SAFE_LIBERTIES + SPARE_LIBERTIES];
+            let k = board.liberties(chain, &mut theirs);
+            for &l in &theirs[..k] {
+                if count < SPARE_LIBERTIES && !target.contains(&l) && !spare[..count].contains(&l) {
+                    spare[count] = l;
+                    count += 1;
+                }
+            }
+            count
+        };
+        if add(h, &mut spare) >= SPARE_LIBERTIES {
+            return true;
+        }
+        let mut own = [0usize; SAFE_LIBERTIES + SPARE_LIBERTIES];
+        let k = board.liberties(h, &mut own);
+        for &l in &own[..k] {
+            if !is_eye(board, l, captor) {
+                continue;
+            }
+            for q in nbrs(l) {
+                if board.stone(q) == captor
+                    && board.head_of(q) != h
+                    && add(board.head_of(q), &mut spare) >= SPARE_LIBERTIES
+                {
+                    return true;
+                }
+            }
+        }
+        false
     })
 }
 
@@ -557,6 +589,31 @@ mod tests {
             r.board(),
             PlayoutBoard::cell(0, 0)
         ));
+    }
+
+    #[test]
+    fn a_captor_linked_to_its_wall_by_an_eye_is_not_short_of_liberties() {
+        // White's b9, b8, c8 have two liberties, a9 and c9. Black's a8
+        // beside them has two, a9 and a7, and looks too short to capture
+        // for good (the freed points could be an eye White kills again);
+        // but a7 is an eye of Black's wall, which has liberties to spare,
+        // so a8 is the wall: Black c9 then a9 takes the three for good.
+        let d = "
+            . O . X X O .
+            X O O X X O .
+            . X X X X O .
+            X X X O O O .
+            . . . O . . .";
+        assert!(dies(d, 1, 0));
+        // Without the eye (a White stone on a7 side: the wall's point a7
+        // is open to White), a8 is alone and the capture proves nothing.
+        let no_eye = "
+            . O . X X O .
+            X O O X X O .
+            . X X X X O .
+            O X X O O O .
+            . O . O . . .";
+        assert!(!dies(no_eye, 1, 0));
     }
 
     #[test]
