@@ -86,7 +86,7 @@ mod statics;
 mod tests;
 
 use crate::life::PassAlive;
-use crate::score::Position;
+use crate::score::{Counter, PointState, Position};
 use crate::{Color, Point};
 
 use crate::board::chains::{neighbours as nbrs, CELLS};
@@ -301,6 +301,8 @@ pub struct Settler {
     enclosures: Enclosures,
     /// Chains already read inside an enclosure.
     enclosed: Vec<bool>,
+    /// Counts the settled position to label seki as the count sees it.
+    counter: Counter,
     seed: u64,
 }
 
@@ -416,6 +418,79 @@ impl Settler {
             }
         }
         out.dead.sort_unstable_by_key(|p| (p.y(), p.x()));
+        if played {
+            self.label_seki(position, out);
+        }
+    }
+
+    /// Labels the chains the layers above left standing as the count will
+    /// see them (RULES.md section 3): in seki when a stone of theirs is
+    /// next to a seki liberty or a seki eye of their colour, or next to a
+    /// shared point that also touches a chain of the other colour in seki
+    /// (the other side of that seki, which the count need not mark when
+    /// it has no eye of its own to lose), alive otherwise. One definition
+    /// for the rows' labels and the score: the layers guess seki from
+    /// shapes and playouts (which never fill a shared liberty, so a seki
+    /// comes out of them as "alive"), and a label that the count
+    /// contradicts misleads whoever reads the chains.
+    fn label_seki(&mut self, position: &Position, out: &mut Settlement) {
+        if !out
+            .chains
+            .iter()
+            .any(|f| f.status != Status::Dead && f.layer != Layer::Benson)
+        {
+            return;
+        }
+        self.counter.count(position, &out.dead);
+        let states = self.counter.states();
+        let size = position.size();
+        let (w, h) = (size.width() as usize, size.height() as usize);
+        let around = |p: usize| {
+            let (x, y) = (p % w, p / w);
+            [
+                (x > 0).then(|| p - 1),
+                (x + 1 < w).then(|| p + 1),
+                (y > 0).then(|| p - w),
+                (y + 1 < h).then(|| p + w),
+            ]
+            .into_iter()
+            .flatten()
+        };
+        let standing = |f: &ChainFate| f.status != Status::Dead && f.layer != Layer::Benson;
+        let seki = &mut self.enclosed;
+        seki.clear();
+        seki.extend(out.chains.iter().enumerate().map(|(c, fate)| {
+            let (color, stones) = self.statics.chain(c);
+            standing(fate)
+                && stones.iter().any(|&p| {
+                    around(p as usize).any(|q| {
+                        states[q] == PointState::SekiLiberty
+                            || states[q] == PointState::SekiEye(color)
+                    })
+                })
+        }));
+        for (c, fate) in out.chains.iter_mut().enumerate() {
+            if !standing(fate) {
+                continue;
+            }
+            let (color, stones) = self.statics.chain(c);
+            let other_side = || {
+                stones.iter().any(|&p| {
+                    around(p as usize).any(|q| {
+                        states[q] == PointState::Dame
+                            && around(q).any(|r| {
+                                position.cells()[r] == Some(color.other())
+                                    && seki[self.statics.chain_at(r)]
+                            })
+                    })
+                })
+            };
+            fate.status = if seki[c] || other_side() {
+                Status::Seki
+            } else {
+                Status::Alive
+            };
+        }
     }
 
     /// Reads out the chains short of liberties that the layers above left
