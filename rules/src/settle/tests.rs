@@ -374,7 +374,6 @@ const DOUBLE_KO_SEKI: &str = "
     X X X X X X X X X";
 
 #[test]
-#[ignore = "known weakness: the two ko stones (b1, f1) come out dead; the playouts capture them, blind to the double ko"]
 fn double_ko_seki_is_alive() {
     let d = DOUBLE_KO_SEKI;
     assert!(dead(d).is_empty(), "{:?}", dead(d));
