@@ -62,6 +62,14 @@ const ZOBRIST_SEED: u64 = 0x7665_7264_6963_7421; // "verdict!"
 /// on the board's size or on the order its stones were placed in.
 static ZOBRIST: [[u64; CELLS]; 2] = zobrist_table();
 
+/// The key of a stone (1 black, 2 white, as the settler's boards write
+/// them) on a padded cell: the settler's reading hashes its positions
+/// with the same table as the replay board.
+#[inline]
+pub(crate) fn zobrist(stone: u8, cell: usize) -> u64 {
+    ZOBRIST[usize::from(stone - 1)][cell]
+}
+
 /// The `n`-th output of SplitMix64 from the Zobrist seed ([`crate::rng`]).
 const fn splitmix64(n: u64) -> u64 {
     crate::rng::mix(ZOBRIST_SEED.wrapping_add(n.wrapping_mul(crate::rng::GOLDEN)))

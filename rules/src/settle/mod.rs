@@ -86,6 +86,7 @@
 //! seeded from it.
 
 mod enclosure;
+mod owl;
 mod playout;
 mod reading;
 mod shape;
@@ -99,6 +100,7 @@ use crate::{Color, Point};
 
 use crate::board::chains::{neighbours as nbrs, CELLS};
 use enclosure::{Answer, Enclosures, Role, MAX_SACRIFICE};
+use owl::{Attack, Owl, Standing};
 use playout::{PlayoutBoard, Playouts, BORDER};
 use reading::Tactics;
 use statics::{StaticFate, Statics};
@@ -252,6 +254,19 @@ pub const DOUBTFUL_CONFIDENCE: f32 = 0.6;
 /// but its candidate moves are not every move.
 const READING_CONFIDENCE: f32 = 0.95;
 
+/// The confidence of a group read out by the group reader: a proof within
+/// its candidate moves and budget.
+const OWL_CONFIDENCE: f32 = 0.9;
+
+/// The confidence at or below which a chain is read again by the group
+/// reader ([`Settler::read_groups`]): the open chains and the playouts
+/// closer than three to one.
+const OWL_UNSURE: f32 = 0.5;
+
+/// The confidence of a group the group reader judged: its answer rests
+/// on the survey's judgement that a group cannot make two eyes.
+const OWL_JUDGED: f32 = 0.75;
+
 /// Rounds of reading, each on the board without the stones the last one
 /// found dead.
 const READING_ROUNDS: usize = 3;
@@ -311,6 +326,14 @@ pub struct Settler {
     enclosed: Vec<bool>,
     /// Counts the settled position to label seki as the count sees it.
     counter: Counter,
+    /// The group reader, its board, and per chain what it found.
+    owl: Owl,
+    owl_board: Option<Box<PlayoutBoard>>,
+    owl_fates: Vec<Option<(Status, f32)>>,
+    /// Scratch: (group, chain size, chain) of the chains to read.
+    groups: Vec<(u32, u32, u32)>,
+    goal: Vec<usize>,
+    setup: Vec<u8>,
     seed: u64,
 }
 
@@ -418,6 +441,9 @@ impl Settler {
         if played {
             self.read_out(w, &mut out.chains);
         }
+        if played {
+            self.read_groups(position, &mut out.chains);
+        }
         for (c, fate) in out.chains.iter().enumerate() {
             if fate.status == Status::Dead {
                 let (_, stones) = self.statics.chain(c);
@@ -428,6 +454,105 @@ impl Settler {
         out.dead.sort_unstable_by_key(|p| (p.y(), p.x()));
         if played {
             self.label_seki(position, out);
+        }
+    }
+
+    /// Reads with the group reader ([`owl`]) every group holding a chain
+    /// the layers above left unsure (confidence [`OWL_UNSURE`] or less):
+    /// can the opponent, moving first, kill it? The surer decisions
+    /// around it are the standing of the other chains (a chain found alive
+    /// is a wall the owner cannot hope to take and a friend worth
+    /// reaching, one found dead is neither). A kill the reader finds
+    /// makes the group's unsure chains dead. Its "the attack fails" is not
+    /// used: measured against the players' results it is right less often
+    /// than the playouts it would replace, because the attacker's moves
+    /// it reads are few.
+    fn read_groups(&mut self, position: &Position, chains: &mut [ChainFate]) {
+        let m = self.statics.chain_count();
+        let unsure = |f: &ChainFate| f.layer != Layer::Benson && f.confidence <= OWL_UNSURE;
+        if !chains.iter().any(unsure) {
+            return;
+        }
+        // The groups to read, each group's chains together, the biggest
+        // first.
+        self.groups.clear();
+        for (c, fate) in chains.iter().enumerate().take(m) {
+            if fate.layer != Layer::Benson {
+                let g = self.statics.group(c) as u32;
+                self.groups.push((g, fate.stones, c as u32));
+            }
+        }
+        self.groups
+            .sort_unstable_by_key(|&(g, len, c)| (g, std::cmp::Reverse(len), c));
+        let size = position.size();
+        let (w, h) = (size.width() as usize, size.height() as usize);
+        self.setup.clear();
+        self.setup.extend(position.cells().iter().map(|c| match c {
+            None => 0,
+            Some(Color::Black) => 1,
+            Some(Color::White) => 2,
+        }));
+        let board = self
+            .owl_board
+            .get_or_insert_with(|| Box::new(PlayoutBoard::new()));
+        board.setup(w, h, &self.setup);
+        self.owl_fates.clear();
+        self.owl_fates.resize(m, None);
+        let mut k = 0;
+        while k < self.groups.len() {
+            let g = self.groups[k].0;
+            let from = k;
+            while k < self.groups.len() && self.groups[k].0 == g {
+                k += 1;
+            }
+            let members = &self.groups[from..k];
+            if !members.iter().any(|&(_, _, c)| unsure(&chains[c as usize])) {
+                continue;
+            }
+            self.goal.clear();
+            self.goal.extend(
+                members
+                    .iter()
+                    .map(|&(_, _, c)| cell_of(self.statics.chain(c as usize).1[0] as usize, w)),
+            );
+            let statics = &self.statics;
+            let fates = &*chains;
+            let standing = |cell: usize| {
+                let f = &fates[chain_on(statics, cell, w)];
+                if f.layer == Layer::Benson {
+                    if f.status == Status::Dead {
+                        Standing::Dead
+                    } else {
+                        Standing::Sure
+                    }
+                } else if f.confidence < WALL_CONFIDENCE {
+                    Standing::Open
+                } else if f.status == Status::Dead {
+                    Standing::Dead
+                } else {
+                    Standing::Alive
+                }
+            };
+            let answer = self
+                .owl
+                .attack(board, &self.goal, standing, owl::NODE_BUDGET);
+            if answer == Attack::Kills {
+                let sure = if self.owl.exact {
+                    OWL_CONFIDENCE
+                } else {
+                    OWL_JUDGED
+                };
+                for &(_, _, c) in members {
+                    self.owl_fates[c as usize] = Some((Status::Dead, sure));
+                }
+            }
+        }
+        for (fate, owl) in chains.iter_mut().zip(&self.owl_fates) {
+            if let Some((status, confidence)) = *owl {
+                if unsure(fate) {
+                    fate.read_as(status, confidence);
+                }
+            }
         }
     }
 

@@ -77,6 +77,11 @@ impl PlayoutBoard {
         }
     }
 
+    /// The board's width and height.
+    pub(crate) fn size(&self) -> (usize, usize) {
+        (self.width, self.height)
+    }
+
     /// The cell of point (x, y).
     #[inline]
     pub(crate) fn cell(x: usize, y: usize) -> usize {

@@ -144,6 +144,12 @@ impl Statics {
         self.chain_of[i] as usize
     }
 
+    /// The group chain `c` lives or dies with: the same number for every
+    /// chain of the group.
+    pub(crate) fn group(&self, c: usize) -> usize {
+        self.parent.get(c).map_or(c, |&r| r as usize)
+    }
+
     /// What this layer (with Benson's below it) says of chain `c`.
     pub(crate) fn fate(&self, c: usize) -> StaticFate {
         let root = self.parent.get(c).map_or(c, |&r| r as usize);

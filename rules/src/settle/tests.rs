@@ -42,7 +42,7 @@ fn fate_at(diagram: &str, sgf: &str) -> ChainFate {
 /// the top row, eyes in column i), and White's territory inside, columns d
 /// to g, rows 2 to 9, where `inside` (8 rows of 4 points, from the top) is
 /// drawn.
-fn framed(inside: [&str; 8]) -> String {
+pub(super) fn framed(inside: [&str; 8]) -> String {
     let mut rows = vec![". X O O O O O O .".to_string()];
     for (k, r) in inside.iter().enumerate() {
         let (left, right) = if k == 3 {
@@ -114,7 +114,7 @@ fn invader_with_two_eyes_lives() {
 /// Black's group with one real eye (f6) and one false eye at f4 (fd):
 /// White's e3 and g3 hold both upper diagonals, and f3 is a separate stone
 /// White can capture from f2.
-const FALSE_EYE_GROUP: [&str; 8] = [
+pub(super) const FALSE_EYE_GROUP: [&str; 8] = [
     ". . . .", ". O X O", ". X . X", ". X X X", ". X . X", ". X X X", ". . . .", ". . . .",
 ];
 
@@ -141,7 +141,7 @@ fn straight_three_enclosed_is_dead() {
 
 /// Black's ring of seven stones around one eye (gd) in White's wide open
 /// territory: 45 empty points behind a wall with no eyes of its own.
-const OPEN_TERRITORY_RING: &str = "
+pub(super) const OPEN_TERRITORY_RING: &str = "
     . . X O . . . . .
     . . X O . . . . .
     . . X O . X X X .
@@ -153,7 +153,7 @@ const OPEN_TERRITORY_RING: &str = "
     . . X O . . . . .";
 
 #[test]
-#[ignore = "known weakness: in a wide open territory the playouts let a dead group live"]
+#[ignore = "known weakness: in a wide open territory the playouts find the ring alive (0.82), too sure for the group reader to be asked; read, the ring would die (owl::tests)"]
 fn big_dead_group_in_open_territory() {
     // The same shape as `big_dead_group_with_many_liberties`, but White's
     // wall has no eyes of its own and 45 empty points behind it.
@@ -278,7 +278,7 @@ fn assert_dead_exactly(diagram: &str, expected: &[&str]) {
 /// rules (and so on KGS) White's corner is dead and Black's three stones
 /// are not. GNU Go 3.8 agrees: `final_status_list dead` lists the seven
 /// White stones and no seki.
-const BENT_FOUR_IN_THE_CORNER: &str = "
+pub(super) const BENT_FOUR_IN_THE_CORNER: &str = "
     X . O X . X O . O
     X O O X X X O O O
     X . O X . X O . O
@@ -305,7 +305,7 @@ fn bent_four_in_the_corner_is_dead() {
 /// nothing is dead. GNU Go 3.8 lists all thirteen stones as seki.
 /// (A White eye instead of the edge would not make a seki: White, with an
 /// eye against none, would simply capture Black's three stones.)
-const SIDE_SEKI: &str = "
+pub(super) const SIDE_SEKI: &str = "
     . X . X O . O . O
     X X X X O O O O O
     O O O X O . O . O
@@ -331,7 +331,7 @@ fn the_bent_four_shape_on_the_side_is_seki() {
 /// back at d5. Black cannot start either. Nobody can move: seki, nothing
 /// dead (the players of KGS 2017-02-13-1 left it so). Read as if White's
 /// chain were a wall that cannot be taken, f5 and then g6 would kill.
-const SEKI_BEHIND_A_ONE_EYED_WALL: &str = "
+pub(super) const SEKI_BEHIND_A_ONE_EYED_WALL: &str = "
     . X . X . X .
     X X X X X X X
     X X X X X X X
@@ -362,7 +362,7 @@ fn a_wall_with_one_eye_outside_does_not_wall_in_a_seki() {
 /// and neither needs a ko threat: nobody can win, so it is a seki, b1 and
 /// f1 included. GNU Go 3.8 lists every stone of the two groups, and b1 and
 /// f1, as seki.
-const DOUBLE_KO_SEKI: &str = "
+pub(super) const DOUBLE_KO_SEKI: &str = "
     X O . O O X . X O
     X X O O O O X X O
     X X X . X X X X O
@@ -388,7 +388,7 @@ fn double_ko_seki_is_alive() {
 /// White answers any try for a second eye in the open space. The ring is
 /// dead and White's f5 is not. GNU Go 3.8 agrees: the ten Black stones are
 /// dead, nothing is seki.
-const RING_AROUND_A_WHITE_STONE: [&str; 8] = [
+pub(super) const RING_AROUND_A_WHITE_STONE: [&str; 8] = [
     ". . . .", ". . . .", ". X X X", ". X O X", ". X . X", ". X X X", ". . . .", ". . . .",
 ];
 
@@ -444,7 +444,7 @@ fn a_seed_changes_the_draw_not_the_rule() {
 /// takes them whenever it likes and joins the wall: White's three are
 /// dead and Black's corner lives. (From a KGS game the playouts got wrong:
 /// the corner in atari extends instead of capturing.)
-const CAPTURE_TO_LIVE: &str = "
+pub(super) const CAPTURE_TO_LIVE: &str = "
     . O . O X . X . .
     O O O O X X X X X
     . O . O X . . . .
@@ -541,7 +541,7 @@ fn a_chain_in_atari_left_even_is_captured_to_live_too() {
 /// Black's pass-alive wall. Black moving first cannot save the corner:
 /// fa puts White in atari, and White takes the seven stones and lives in
 /// their place.
-const BIG_CAPTURE_TO_LIVE: &str = "
+pub(super) const BIG_CAPTURE_TO_LIVE: &str = "
     . X X X O . . O X
     X X X O O O O O X
     X O O O X X X X X
@@ -637,7 +637,7 @@ fn two_chains_in_atari_are_no_tempo_fight() {
 /// is White's a7 after Black's a9: it takes two stones, and Black takes
 /// the capturing stone back at a8, which is the starting position again.
 /// Nobody can kill anything: nothing is dead.
-const SENDING_TWO_RETURNING_ONE: &str = "
+pub(super) const SENDING_TWO_RETURNING_ONE: &str = "
     . O . X O . O . .
     X O O X O O O O O
     . X X X O . O . O
@@ -666,7 +666,7 @@ fn sending_two_returning_one_kills_nothing() {
 /// in a block, no eye among them, in White's 45 open points behind a wall
 /// (column d) that has no eye of its own either. Black's own area on the
 /// left is as open. White answers every try for two eyes: dead.
-const EYELESS_INVADER_IN_OPEN_TERRITORY: &str = "
+pub(super) const EYELESS_INVADER_IN_OPEN_TERRITORY: &str = "
     . . X O . . . . .
     . . X O . . . . .
     . . X O . . . . .
@@ -678,7 +678,7 @@ const EYELESS_INVADER_IN_OPEN_TERRITORY: &str = "
     . . X O . . . . .";
 
 #[test]
-#[ignore = "known weakness: on a board this open the static layer does not take the block for an invader in White's territory, so no reading is asked; the playouts let it live"]
+#[ignore = "known weakness: on a board this open the static layer does not take the block for an invader in White's territory and the playouts find it just alive (0.51), above the group reader's threshold; read, the block would die (owl::tests)"]
 fn eyeless_invader_in_open_territory_is_dead() {
     assert_dead_exactly(
         EYELESS_INVADER_IN_OPEN_TERRITORY,
@@ -691,7 +691,7 @@ fn eyeless_invader_in_open_territory_is_dead() {
 /// point (a9, b9, a8) inside White's pass-alive group. White's stone on
 /// a9 leaves one eye; Black on a9 would make two, but the question at the
 /// end is whether White, moving first, captures: it does.
-const CORNER_BENT_THREE: &str = "
+pub(super) const CORNER_BENT_THREE: &str = "
     . . X O . O . O .
     . X X O O O O O O
     X X O O . . . . .
@@ -712,7 +712,7 @@ fn corner_bent_three_dies_to_a_placement() {
 /// one empty point below them (f6). Black takes the two whenever it likes,
 /// but the two points it gets back are one eye: the ring is dead, White's
 /// two stones are not.
-const CAPTURE_LEAVING_ONE_EYE: [&str; 8] = [
+pub(super) const CAPTURE_LEAVING_ONE_EYE: [&str; 8] = [
     ". . . .", ". X X X", ". X O X", ". X O X", ". X . X", ". X X X", ". . . .", ". . . .",
 ];
 
@@ -758,12 +758,11 @@ fn seki_with_stones_inside_is_labelled_seki() {
 /// wall. The area is no closed territory any more, but the block has no
 /// room for two eyes and cannot get out: White answers every try. Dead on
 /// every playout seed, not only on the default one.
-const INVADER_BEHIND_A_GAP: [&str; 8] = [
+pub(super) const INVADER_BEHIND_A_GAP: [&str; 8] = [
     ". . . .", ". . . .", ". X X .", ". X X .", ". X X .", ". . . .", ". . . .", ". . . .",
 ];
 
 #[test]
-#[ignore = "known weakness: dead on 14 of 16 seeds; the gap makes the area no closed territory, so the static guess is alive and the shut-in reading is not asked, and on seeds 8 and 9 the playouts come out near even"]
 fn an_eyeless_invader_behind_a_gap_in_the_wall_is_dead_on_every_seed() {
     let mut rows: Vec<String> = framed(INVADER_BEHIND_A_GAP)
         .lines()

@@ -1,0 +1,371 @@
+//! Reading the life and death of a whole group ("owl", after the GNU Go
+//! reader of that kind, whose ideas this follows; the code is our own).
+//!
+//! The settler's other layers answer narrower questions: Benson proves
+//! unconditional life, the tactical reader counts the liberties of one
+//! chain, the enclosure reader reads a closed space of a few points to the
+//! end. What they cannot answer is the question players ask of every
+//! group at the end of a game: *can the opponent, moving first, kill it?*
+//! A group is killed when its key chain is captured for good, or when it
+//! is left with no way to make two eyes: no room to make them in, no
+//! friend to connect to, no opponent stone short of liberties to take.
+//!
+//! That question is read here move by move, with the moves that matter
+//! for a group and no others:
+//!
+//! * the survey ([`eval`]) looks at the group's surroundings on every
+//!   position of the search: the regions of points it encloses and what
+//!   each is worth as eyes (one point, false or true; the nakade shapes
+//!   up to six points, which are one eye when the opponent takes the
+//!   vital point and two when the owner does; bigger spaces are two), the
+//!   room it has beyond them (liberties and points next to them the
+//!   opponent does not touch), friends it can reach, and opponent chains
+//!   it can capture;
+//! * the move generator ([`moves`]) draws from that survey: the vital
+//!   points of the eye spaces, the group's liberties and the room beyond,
+//!   the points between it and its friends, the liberties of the chains
+//!   around it that are short of liberties, and a pass;
+//! * the search ([`search`]) is a proof-number search, which follows the
+//!   lines where the side proving has the fewest answers left, so a long
+//!   forcing kill is found within a budget; positions proven once are
+//!   remembered in a transposition table.
+//!
+//! Every doubt goes the owner's way, so that what the reader calls dead is
+//! dead: the owner's moves are many (every liberty, every point of its eye
+//! space and of its room), the attacker's few; a capture that leaves a
+//! captor in atari is no kill (the stones may be taken back, as in a seki
+//! with stones inside); two passes end the line with the group alive (a
+//! seki); a line too long, or a search out of budget, proves nothing.
+//! Ko is noted, not assumed: the attacker first reads without taking any
+//! ko, and only when that fails, and a ko was what it refused, reads again
+//! with kos allowed; a kill found only then is a kill by ko.
+
+use super::enclosure::Enclosures;
+use super::playout::{PlayoutBoard, BORDER};
+use crate::board::chains::{neighbours as nbrs, CELLS};
+use crate::board::zobrist;
+
+mod eval;
+mod moves;
+mod search;
+#[cfg(test)]
+mod tests;
+
+use search::Node;
+
+/// What a chain on the board is taken to be when a group is read.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Standing {
+    /// Cannot be captured (pass-alive, or found alive with confidence):
+    /// for the owner a friend whose life the group shares once joined to
+    /// it, for the attacker a stone the owner cannot hope to capture.
+    Sure,
+    /// Found alive, without proof: a friend worth reaching, a wall the
+    /// owner does not hope to capture, but not a proof of life.
+    Alive,
+    /// Found dead: no friend to reach, no stone to respect.
+    Dead,
+    /// Anything else: a stone like any other.
+    Open,
+}
+
+/// What the reading of a group found, the attacker moving first.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Attack {
+    /// Killed without taking a ko.
+    Kills,
+    /// Killed only by taking a ko: whether it dies is the ko's.
+    KoKills,
+    /// Every try of the attacker was answered: the group lives (or lives
+    /// in seki).
+    Fails,
+    /// Out of budget: nothing proven either way.
+    Unknown,
+}
+
+/// Positions read per group, at most: the budget of the search.
+pub(crate) const NODE_BUDGET: u32 = 1_000;
+
+/// Stones of the position the owner may capture before it counts as
+/// living: the space a bigger capture opens is too big to kill in, and
+/// the attacker seldom wins it back (as in the enclosure reading).
+const MAX_SACRIFICE: usize = 6;
+
+/// The longest line read, passes included.
+const MAX_LINE: u8 = 28;
+
+/// Reusable scratch space for reading groups: build one per settler and
+/// reuse it; after the first reading it does not allocate.
+pub(crate) struct Owl {
+    /// The position read, with the attacker to move.
+    root: Box<PlayoutBoard>,
+    /// The position of the node being expanded.
+    work: Box<PlayoutBoard>,
+    root_hash: u64,
+    /// Per cell: the standing of the chain on it at the root (`Open` for
+    /// points empty at the root).
+    standing: Vec<Standing>,
+    /// Per cell: whether it held a stone at the root.
+    rooted: Vec<bool>,
+    /// The group's stones at the root.
+    goal: Vec<u16>,
+    /// A stone of the chain whose capture for good is the kill.
+    key: usize,
+    /// The owner (defender) and the attacker, as board stones (1 or 2).
+    me: u8,
+    opp: u8,
+    /// Whether the attacker may take a ko on this reading, and whether it
+    /// was refused one.
+    ko_allowed: bool,
+    ko_refused: bool,
+    tree: Vec<Node>,
+    /// Proven positions: (hash with the side to move, whether the attacker
+    /// wins there).
+    table: std::collections::HashMap<
+        u64,
+        (bool, bool),
+        std::hash::BuildHasherDefault<search::KeyHasher>,
+    >,
+    /// The line from the root to the node being expanded, and the hashes
+    /// of its positions (for repetitions).
+    line: Vec<u16>,
+    hashes: Vec<u64>,
+    /// The owner's stones played on the line: they join the group.
+    played: Vec<u16>,
+    /// Stones of the position the owner captured on the line.
+    taken: usize,
+    survey: eval::Survey,
+    /// The reader of shut-in groups, for positions where the group has no
+    /// liberty outside its eye space.
+    enclosures: Enclosures,
+    /// Whether the last reading's answer is a proof (captures, passes,
+    /// two eyes, readings to the end) and not the survey's judgement that
+    /// a group cannot make two eyes.
+    pub(crate) exact: bool,
+    /// Whether the last reading settled its first position as it stood,
+    /// without a move.
+    pub(crate) at_root: bool,
+    /// Positions expanded over every reading (for measurements).
+    pub(crate) expanded: u64,
+}
+
+impl std::fmt::Debug for Owl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Owl {{ expanded: {} }}", self.expanded)
+    }
+}
+
+impl Default for Owl {
+    fn default() -> Owl {
+        Owl {
+            root: Box::new(PlayoutBoard::new()),
+            work: Box::new(PlayoutBoard::new()),
+            root_hash: 0,
+            standing: vec![Standing::Open; CELLS],
+            rooted: vec![false; CELLS],
+            goal: Vec::new(),
+            key: 0,
+            me: 1,
+            opp: 2,
+            ko_allowed: false,
+            ko_refused: false,
+            tree: Vec::new(),
+            table: Default::default(),
+            line: Vec::new(),
+            hashes: Vec::new(),
+            played: Vec::new(),
+            taken: 0,
+            survey: eval::Survey::default(),
+            enclosures: Enclosures::default(),
+            expanded: 0,
+            exact: false,
+            at_root: false,
+        }
+    }
+}
+
+/// The hash of the stones on `board`.
+fn hash_of(board: &PlayoutBoard) -> u64 {
+    let mut h = 0;
+    for c in 0..CELLS {
+        let s = board.stone(c);
+        if s == 1 || s == 2 {
+            h ^= zobrist(s, c);
+        }
+    }
+    h
+}
+
+/// The hash after `me` plays `p` on `board` (legal, not yet played): the
+/// new stone and the opponent chains it captures.
+fn hash_after(board: &PlayoutBoard, hash: u64, p: usize, me: u8) -> u64 {
+    let opp = 3 - me;
+    let mut h = hash ^ zobrist(me, p);
+    let mut seen = [0usize; 4];
+    let mut n = 0;
+    for q in nbrs(p) {
+        if board.stone(q) != opp {
+            continue;
+        }
+        let head = board.head_of(q);
+        if seen[..n].contains(&head) || board.atari_point(head) != Some(p) {
+            continue;
+        }
+        seen[n] = head;
+        n += 1;
+        for s in board.stones(head) {
+            h ^= zobrist(opp, s);
+        }
+    }
+    h
+}
+
+/// How many stones that were on the board at the root `me` captures by
+/// playing `p`.
+fn captured_rooted(board: &PlayoutBoard, p: usize, me: u8, rooted: &[bool]) -> usize {
+    let opp = 3 - me;
+    let mut seen = [0usize; 4];
+    let mut n = 0;
+    let mut count = 0;
+    for q in nbrs(p) {
+        if board.stone(q) != opp {
+            continue;
+        }
+        let head = board.head_of(q);
+        if seen[..n].contains(&head) || board.atari_point(head) != Some(p) {
+            continue;
+        }
+        seen[n] = head;
+        n += 1;
+        count += board.stones(head).filter(|&s| rooted[s]).count();
+    }
+    count
+}
+
+/// Whether `me` playing `p` takes a ko: it captures one stone and is left
+/// alone with the captured point as its only liberty.
+fn takes_ko(board: &PlayoutBoard, p: usize, me: u8) -> bool {
+    let opp = 3 - me;
+    let mut captured = 0;
+    for q in nbrs(p) {
+        match board.stone(q) {
+            s if s == me => return false,
+            s if s == opp => {
+                let head = board.head_of(q);
+                if board.atari_point(head) == Some(p) {
+                    captured += board.chain_len(head);
+                } else {
+                    return false;
+                }
+            }
+            BORDER => {}
+            _ => return false,
+        }
+    }
+    captured == 1
+}
+
+impl Owl {
+    /// Reads the group whose stones at the root are `goal` (cells of
+    /// `board`, one colour; the first is on its key chain), the opponent
+    /// moving first. `standing` says, per cell, what the chain on it is
+    /// taken to be. Reads within `budget` positions.
+    pub(crate) fn attack(
+        &mut self,
+        board: &PlayoutBoard,
+        goal: &[usize],
+        standing: impl Fn(usize) -> Standing,
+        budget: u32,
+    ) -> Attack {
+        let Some(&first) = goal.first() else {
+            return Attack::Fails;
+        };
+        let me = board.stone(first);
+        if me != 1 && me != 2 {
+            return Attack::Fails;
+        }
+        self.root.copy_from(board);
+        self.root.pass();
+        self.root_hash = hash_of(board);
+        self.me = me;
+        self.opp = 3 - me;
+        self.goal.clear();
+        self.goal.extend(goal.iter().map(|&c| c as u16));
+        // The key chain: the group's biggest.
+        self.key = goal
+            .iter()
+            .copied()
+            .max_by_key(|&c| board.chain_len(board.head_of(c)))
+            .unwrap_or(first);
+        for c in 0..CELLS {
+            let s = board.stone(c);
+            self.rooted[c] = s == 1 || s == 2;
+            self.standing[c] = if s == 1 || s == 2 {
+                standing(c)
+            } else {
+                Standing::Open
+            };
+        }
+        // The group's own chains are what is read: whatever an earlier
+        // reading found of them is no standing here.
+        for &c in goal {
+            for s in board.stones(board.head_of(c)) {
+                self.standing[s] = Standing::Open;
+            }
+        }
+        self.table.clear();
+        self.ko_allowed = false;
+        self.ko_refused = false;
+        match self.prove(budget) {
+            Some(true) => Attack::Kills,
+            Some(false) if self.ko_refused => {
+                self.ko_allowed = true;
+                self.table.clear();
+                match self.prove(budget) {
+                    Some(true) => Attack::KoKills,
+                    Some(false) => Attack::Fails,
+                    None => Attack::Fails,
+                }
+            }
+            Some(false) => Attack::Fails,
+            None => Attack::Unknown,
+        }
+    }
+
+    /// Rebuilds the position of node `at` on the work board (the line,
+    /// its hashes and the owner's stones played).
+    fn replay(&mut self, at: usize) {
+        self.line.clear();
+        let mut n = at;
+        while let Some(node) = self.tree.get(n) {
+            if node.parent == u32::MAX {
+                break;
+            }
+            self.line.push(node.mv);
+            n = node.parent as usize;
+        }
+        self.line.reverse();
+        self.work.copy_from(&self.root);
+        self.hashes.clear();
+        self.played.clear();
+        self.taken = 0;
+        let mut hash = self.root_hash;
+        self.hashes.push(hash);
+        let mut side = self.opp;
+        for k in 0..self.line.len() {
+            let mv = usize::from(self.line[k]);
+            if mv == usize::from(search::PASS) {
+                self.work.pass();
+            } else {
+                hash = hash_after(&self.work, hash, mv, side);
+                if side == self.me {
+                    self.played.push(mv as u16);
+                    self.taken += captured_rooted(&self.work, mv, side, &self.rooted);
+                }
+                self.work.play(mv, side);
+            }
+            self.hashes.push(hash);
+            side = 3 - side;
+        }
+    }
+}

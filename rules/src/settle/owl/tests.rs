@@ -1,0 +1,200 @@
+//! The group reader on drawn positions: each asks whether the opponent,
+//! moving first, kills the group on one point. The positions are the
+//! settler's regression boards ([`crate::settle::tests`]), read here one
+//! group at a time.
+
+use super::super::playout::PlayoutBoard;
+use super::super::tests as boards;
+use super::{Attack, Owl, Standing, NODE_BUDGET};
+use crate::life::PassAlive;
+use crate::score::Position;
+use crate::Point;
+
+/// Reads the group holding the stones on `points` (SGF coordinates, the
+/// first on the key chain) with the standings Benson gives: pass-alive
+/// chains are sure, stones in the other colour's unconditional territory
+/// dead.
+fn read(diagram: &str, points: &[&str]) -> (Attack, u64) {
+    let position = Position::from_diagram(diagram).expect("a valid diagram");
+    let board = PlayoutBoard::from_diagram(diagram);
+    let benson = PassAlive::of(&position);
+    let w = position.size().width() as usize;
+    let cell_of = |sgf: &str| {
+        let b = sgf.as_bytes();
+        let p = Point::from_sgf([b[0], b[1]]).expect("a point");
+        PlayoutBoard::cell(p.x() as usize, p.y() as usize)
+    };
+    let goal: Vec<usize> = points.iter().map(|p| cell_of(p)).collect();
+    assert!(
+        goal.iter().all(|&c| board.stone(c) == board.stone(goal[0])),
+        "the goal is one colour"
+    );
+    let standing = |c: usize| {
+        let (x, y) = PlayoutBoard::xy(c);
+        let p = Point::new(x as u8, y as u8).expect("on the board");
+        let color = position.get(p).expect("a stone");
+        if benson.is_alive(p) {
+            Standing::Sure
+        } else if benson.territory(p) == Some(color.other()) {
+            Standing::Dead
+        } else {
+            Standing::Open
+        }
+    };
+    let _ = w;
+    let mut owl = Owl::default();
+    let answer = owl.attack(&board, &goal, standing, NODE_BUDGET);
+    (answer, owl.expanded)
+}
+
+fn kills(diagram: &str, points: &[&str]) {
+    let (answer, nodes) = read(diagram, points);
+    assert_eq!(answer, Attack::Kills, "{points:?} after {nodes} positions");
+}
+
+fn lives(diagram: &str, points: &[&str]) {
+    let (answer, nodes) = read(diagram, points);
+    assert_eq!(answer, Attack::Fails, "{points:?} after {nodes} positions");
+}
+
+#[test]
+fn a_lone_stone_in_territory_dies() {
+    let d = boards::framed([
+        ". . . .", ". . . .", ". . . .", ". . X .", ". . . .", ". . . .", ". . . .", ". . . .",
+    ]);
+    kills(&d, &["fe"]);
+}
+
+#[test]
+fn a_group_with_two_eyes_lives() {
+    let d = boards::framed([
+        ". . . .", ". . . .", ". . . .", ". . . .", "X X X X", "X . X X", "X X X X", "X X . X",
+    ]);
+    lives(&d, &["df"]);
+}
+
+#[test]
+fn a_ring_around_one_eye_dies() {
+    let d = boards::framed([
+        ". . . .", ". . . .", "X X X .", "X . X .", "X X X .", ". . . .", ". . . .", ". . . .",
+    ]);
+    kills(&d, &["dd"]);
+}
+
+#[test]
+fn a_false_eye_is_no_second_eye() {
+    // The group is the big chain and the stone above its false eye.
+    let d = boards::framed(boards::FALSE_EYE_GROUP);
+    kills(&d, &["ed", "fc"]);
+}
+
+#[test]
+fn a_straight_three_dies_to_its_middle_point() {
+    let d = boards::framed([
+        ". . . .", "X X X .", "X . X .", "X . X .", "X . X .", "X X X .", ". . . .", ". . . .",
+    ]);
+    kills(&d, &["dc"]);
+}
+
+#[test]
+fn the_corner_bent_three_dies_to_a_placement() {
+    kills(boards::CORNER_BENT_THREE, &["bb"]);
+}
+
+#[test]
+fn a_capture_that_leaves_one_eye_is_no_life() {
+    let d = boards::framed(boards::CAPTURE_LEAVING_ONE_EYE);
+    kills(&d, &["ec"]);
+}
+
+#[test]
+fn the_square_four_dies() {
+    let d = boards::framed([
+        ". . . .", ". . . .", "X X X X", "X . . X", "X . . X", "X X X X", ". . . .", ". . . .",
+    ]);
+    kills(&d, &["dd"]);
+}
+
+#[test]
+fn a_ring_around_a_white_stone_dies() {
+    let d = boards::framed(boards::RING_AROUND_A_WHITE_STONE);
+    kills(&d, &["ed"]);
+}
+
+#[test]
+fn the_bent_four_in_the_corner_dies() {
+    kills(boards::BENT_FOUR_IN_THE_CORNER, &["bb"]);
+}
+
+#[test]
+fn an_eyeless_invader_in_open_territory_dies() {
+    kills(boards::EYELESS_INVADER_IN_OPEN_TERRITORY, &["fe"]);
+}
+
+#[test]
+fn an_eyeless_invader_behind_a_gap_dies() {
+    let mut rows: Vec<String> = boards::framed(boards::INVADER_BEHIND_A_GAP)
+        .lines()
+        .map(str::to_string)
+        .collect();
+    rows[5].replace_range(4..5, ".");
+    kills(&rows.join("\n"), &["ed"]);
+}
+
+#[test]
+fn a_ring_in_open_territory_dies() {
+    kills(boards::OPEN_TERRITORY_RING, &["fc"]);
+}
+
+#[test]
+fn seki_with_stones_inside_lives_both_ways() {
+    let d = boards::SEKI_WITH_STONES_INSIDE;
+    // White's two eyeless chains (one group: they share d4 and d5), and
+    // Black's two stones inside.
+    lives(d, &["eb", "cd"]);
+    lives(d, &["gd", "fe"]);
+}
+
+#[test]
+fn seki_without_eyes_lives() {
+    let d = "
+        . O X . O X .
+        O O X . O X X
+        O X X X O O X
+        . O O O X X .
+        . O O O X X .";
+    lives(d, &["cb"]);
+    lives(d, &["eb"]);
+}
+
+#[test]
+fn the_bent_four_shape_on_the_side_is_seki() {
+    // Black's three stones, and White's two chains around them.
+    lives(boards::SIDE_SEKI, &["ad"]);
+    lives(boards::SIDE_SEKI, &["ac", "cf"]);
+}
+
+#[test]
+fn a_corner_that_captures_its_captors_lives() {
+    lives(boards::CAPTURE_TO_LIVE, &["af"]);
+    kills(boards::CAPTURE_TO_LIVE, &["cg"]);
+}
+
+/// A race the group wins only by filling the attacker's outside
+/// liberties: Black's g2-g5 (no eye, four liberties: g1 shared, h2, h3,
+/// h4) against White's e2-f5 (no eye, three: e1 and e5 outside, g1
+/// shared), between Black's pass-alive wall and White's eyeless wall on
+/// the right. White moving first fills one of Black's liberties; Black
+/// answers at e1 and e5, and White's chain is taken first. Reading only
+/// the group's own liberties and eye points, Black would lose the race.
+const RACE_WON_FROM_OUTSIDE: &str = "
+    . X . X . O . O O
+    X X X X O O X . O
+    . X . X O O X . O
+    X X X X O O X . O
+    . X . X . O X O O";
+
+#[test]
+fn a_race_is_won_by_filling_the_attackers_outside_liberties() {
+    lives(RACE_WON_FROM_OUTSIDE, &["gb"]);
+}
