@@ -161,17 +161,18 @@ fn big_dead_group_in_open_territory() {
     assert_eq!(dead(d), ["fc", "gc", "hc", "fd", "hd", "fe", "ge"]);
 }
 
+/// Black's b1-b2 and White's a1... share two liberties and neither can
+/// fill one (the counting tests use the same board).
+pub(super) const SEKI_WITHOUT_EYES: &str = "
+    . O X . O X .
+    O O X . O X X
+    O X X X O O X
+    . O O O X X .
+    . O O O X X .";
+
 #[test]
 fn seki_without_eyes_is_alive() {
-    // Black's b1-b2 and White's a1... share two liberties and neither can
-    // fill one (the counting tests use the same board).
-    let d = "
-        . O X . O X .
-        O O X . O X X
-        O X X X O O X
-        . O O O X X .
-        . O O O X X .";
-    let s = settle_diagram(d);
+    let s = settle_diagram(SEKI_WITHOUT_EYES);
     assert!(s.dead.is_empty(), "{:?}", s.dead);
 }
 

@@ -70,6 +70,8 @@ pub(crate) struct Survey {
     /// Per point, which colours control it ([`Survey::domains`]): bit 0
     /// Black, bit 1 White.
     dom: Vec<u8>,
+    /// Per point, the colour bit of a stone not found dead on it, else 0.
+    lively: Vec<u8>,
     /// Per region of this survey (by `region_mark - first_region`):
     /// whether it is the outside.
     outside: Vec<bool>,
@@ -438,10 +440,16 @@ impl Survey {
                 }
             }
         }
-        // The room beyond: the points the group's colour controls alone
-        // ([`Survey::domains`]), connected to its liberties outside its eye
-        // space. `other_libs` are liberties the opponent controls too;
-        // `own_libs` and `beyond` are the room.
+    }
+
+    /// The room beyond, for the group of colour `me` surveyed last (by
+    /// [`Survey::run`] on the same board): the points the group's colour
+    /// controls alone ([`Survey::domains`]), connected to its liberties
+    /// outside its eye space. `other_libs` are liberties the opponent
+    /// controls too; `own_libs` and `beyond` are the room. Apart from
+    /// [`Survey::run`] because it costs most of a survey and a position
+    /// found alive or shut in needs none of it.
+    pub(crate) fn room(&mut self, board: &PlayoutBoard, me: u8, standing: &[Standing]) {
         self.domains(board, standing);
         let mine = 1u8 << (me - 1);
         let near = self.next_stamp();
@@ -497,26 +505,30 @@ impl Survey {
     /// by both colours is contested: no room for either. Dead stones
     /// count as empty points.
     fn domains(&mut self, board: &PlayoutBoard, standing: &[Standing]) {
-        if self.dom.len() < CELLS {
-            self.dom.resize(CELLS, 0);
-        }
+        // Every cell outside the board (and the padding) controls nothing,
+        // so the spreading below needs no test for the edge.
+        self.dom.clear();
+        self.dom.resize(CELLS, 0);
+        self.lively.clear();
+        self.lively.resize(CELLS, 0);
         let (w, h) = board.size();
-        let lively = |c: usize| {
-            let s = board.stone(c);
-            (s == 1 || s == 2) && standing[c] != Standing::Dead
-        };
+        for y in 0..h {
+            for x in 0..w {
+                let c = PlayoutBoard::cell(x, y);
+                let s = board.stone(c);
+                if (s == 1 || s == 2) && standing[c] != Standing::Dead {
+                    self.lively[c] = 1 << (s - 1);
+                }
+            }
+        }
         self.queue.clear();
         for y in 0..h {
             for x in 0..w {
                 let c = PlayoutBoard::cell(x, y);
-                let mut d = 0u8;
-                if lively(c) {
-                    d = 1 << (board.stone(c) - 1);
-                } else {
+                let mut d = self.lively[c];
+                if d == 0 {
                     for q in nbrs(c) {
-                        if lively(q) {
-                            d |= 1 << (board.stone(q) - 1);
-                        }
+                        d |= self.lively[q];
                     }
                     if d != 3 {
                         self.queue.push(c as u16);
@@ -526,6 +538,9 @@ impl Survey {
             }
         }
         // Spread over the points not yet controlled by both, a few passes.
+        // A colour reaches `p` from a neighbour `a` and the diagonal `b`
+        // beside it that both hold it, unless a living stone of the other
+        // colour stands on the point between `b` and `p`.
         for _pass in 0..DOMAIN_PASSES {
             let mut changed = false;
             for k in 0..self.queue.len() {
@@ -538,29 +553,14 @@ impl Survey {
                 let around = nbrs(p);
                 for (i, &a) in around.iter().enumerate() {
                     let da = self.dom[a];
-                    if board.stone(a) == BORDER || da == 0 {
+                    if da == 0 {
                         continue;
                     }
-                    // The two diagonal points next to `a`, each with the
-                    // point between it and `p`.
-                    let step = a as isize - p as isize;
                     for &(j, side) in &SIDES[i] {
                         let b = (a as isize + side) as usize;
-                        let between = around[j];
-                        let _ = step;
-                        if board.stone(b) == BORDER {
-                            continue;
-                        }
-                        let both = da & self.dom[b];
-                        for colour in [1u8, 2] {
-                            let bit = 1 << (colour - 1);
-                            if both & bit != 0
-                                && d & bit == 0
-                                && !(lively(between) && board.stone(between) != colour)
-                            {
-                                d |= bit;
-                            }
-                        }
+                        let block = self.lively[around[j]];
+                        let allowed = if block == 0 { 3 } else { block };
+                        d |= da & self.dom[b] & allowed;
                     }
                 }
                 if d != before {

@@ -196,23 +196,33 @@ fn hash_of(board: &PlayoutBoard) -> u64 {
     h
 }
 
-/// The hash after `me` plays `p` on `board` (legal, not yet played): the
-/// new stone and the opponent chains it captures.
-fn hash_after(board: &PlayoutBoard, hash: u64, p: usize, me: u8) -> u64 {
+/// The heads of the opponent chains `me` captures by playing `p` on
+/// `board` (legal, not yet played), and how many there are.
+fn captures(board: &PlayoutBoard, p: usize, me: u8) -> ([usize; 4], usize) {
     let opp = 3 - me;
-    let mut h = hash ^ zobrist(me, p);
-    let mut seen = [0usize; 4];
+    let mut heads = [0usize; 4];
     let mut n = 0;
     for q in nbrs(p) {
         if board.stone(q) != opp {
             continue;
         }
         let head = board.head_of(q);
-        if seen[..n].contains(&head) || board.atari_point(head) != Some(p) {
+        if heads[..n].contains(&head) || board.atari_point(head) != Some(p) {
             continue;
         }
-        seen[n] = head;
+        heads[n] = head;
         n += 1;
+    }
+    (heads, n)
+}
+
+/// The hash after `me` plays `p` on `board` (legal, not yet played): the
+/// new stone and the opponent chains it captures.
+fn hash_after(board: &PlayoutBoard, hash: u64, p: usize, me: u8) -> u64 {
+    let opp = 3 - me;
+    let (heads, n) = captures(board, p, me);
+    let mut h = hash ^ zobrist(me, p);
+    for &head in &heads[..n] {
         for s in board.stones(head) {
             h ^= zobrist(opp, s);
         }
@@ -223,23 +233,11 @@ fn hash_after(board: &PlayoutBoard, hash: u64, p: usize, me: u8) -> u64 {
 /// How many stones that were on the board at the root `me` captures by
 /// playing `p`.
 fn captured_rooted(board: &PlayoutBoard, p: usize, me: u8, rooted: &[bool]) -> usize {
-    let opp = 3 - me;
-    let mut seen = [0usize; 4];
-    let mut n = 0;
-    let mut count = 0;
-    for q in nbrs(p) {
-        if board.stone(q) != opp {
-            continue;
-        }
-        let head = board.head_of(q);
-        if seen[..n].contains(&head) || board.atari_point(head) != Some(p) {
-            continue;
-        }
-        seen[n] = head;
-        n += 1;
-        count += board.stones(head).filter(|&s| rooted[s]).count();
-    }
-    count
+    let (heads, n) = captures(board, p, me);
+    heads[..n]
+        .iter()
+        .map(|&head| board.stones(head).filter(|&s| rooted[s]).count())
+        .sum()
 }
 
 /// Whether `me` playing `p` takes a ko: it captures one stone and is left

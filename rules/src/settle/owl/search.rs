@@ -217,8 +217,10 @@ impl Owl {
             }
         }
         if self.survey.alive(node.attacker) {
-            Some((false, true))
-        } else if self.survey.hopeless() {
+            return Some((false, true));
+        }
+        self.survey.room(&self.work, self.me, &self.standing);
+        if self.survey.hopeless() {
             // No way to two eyes as far as the survey sees: a judgement,
             // not a capture.
             Some((true, false))

@@ -157,14 +157,8 @@ fn seki_with_stones_inside_lives_both_ways() {
 
 #[test]
 fn seki_without_eyes_lives() {
-    let d = "
-        . O X . O X .
-        O O X . O X X
-        O X X X O O X
-        . O O O X X .
-        . O O O X X .";
-    lives(d, &["cb"]);
-    lives(d, &["eb"]);
+    lives(boards::SEKI_WITHOUT_EYES, &["cb"]);
+    lives(boards::SEKI_WITHOUT_EYES, &["eb"]);
 }
 
 #[test]
