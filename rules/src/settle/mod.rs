@@ -326,14 +326,13 @@ pub struct Settler {
     enclosed: Vec<bool>,
     /// Counts the settled position to label seki as the count sees it.
     counter: Counter,
-    /// The group reader, its board, and per chain what it found.
+    /// The group reader (on the playouts' start board), and per chain
+    /// what it found.
     owl: Owl,
-    owl_board: Option<Box<PlayoutBoard>>,
     owl_fates: Vec<Option<(Status, f32)>>,
     /// Scratch: (group, chain size, chain) of the chains to read.
     groups: Vec<(u32, u32, u32)>,
     goal: Vec<usize>,
-    setup: Vec<u8>,
     seed: u64,
 }
 
@@ -440,9 +439,7 @@ impl Settler {
         }
         if played {
             self.read_out(w, &mut out.chains);
-        }
-        if played {
-            self.read_groups(position, &mut out.chains);
+            self.read_groups(w, &mut out.chains);
         }
         for (c, fate) in out.chains.iter().enumerate() {
             if fate.status == Status::Dead {
@@ -467,7 +464,10 @@ impl Settler {
     /// used: measured against the players' results it is right less often
     /// than the playouts it would replace, because the attacker's moves
     /// it reads are few.
-    fn read_groups(&mut self, position: &Position, chains: &mut [ChainFate]) {
+    fn read_groups(&mut self, w: usize, chains: &mut [ChainFate]) {
+        let Some(board) = self.playouts.start_board() else {
+            return;
+        };
         let m = self.statics.chain_count();
         let unsure = |f: &ChainFate| f.layer != Layer::Benson && f.confidence <= OWL_UNSURE;
         if !chains.iter().any(unsure) {
@@ -484,18 +484,6 @@ impl Settler {
         }
         self.groups
             .sort_unstable_by_key(|&(g, len, c)| (g, std::cmp::Reverse(len), c));
-        let size = position.size();
-        let (w, h) = (size.width() as usize, size.height() as usize);
-        self.setup.clear();
-        self.setup.extend(position.cells().iter().map(|c| match c {
-            None => 0,
-            Some(Color::Black) => 1,
-            Some(Color::White) => 2,
-        }));
-        let board = self
-            .owl_board
-            .get_or_insert_with(|| Box::new(PlayoutBoard::new()));
-        board.setup(w, h, &self.setup);
         self.owl_fates.clear();
         self.owl_fates.resize(m, None);
         let mut k = 0;

@@ -152,7 +152,7 @@ impl Statics {
 
     /// What this layer (with Benson's below it) says of chain `c`.
     pub(crate) fn fate(&self, c: usize) -> StaticFate {
-        let root = self.parent.get(c).map_or(c, |&r| r as usize);
+        let root = self.group(c);
         if self.dead[c] && self.dead_layer[c] == Layer::Benson {
             StaticFate::Proven(Status::Dead)
         } else if self.pass_alive[c] {

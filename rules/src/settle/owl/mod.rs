@@ -142,9 +142,6 @@ pub(crate) struct Owl {
     /// two eyes, readings to the end) and not the survey's judgement that
     /// a group cannot make two eyes.
     pub(crate) exact: bool,
-    /// Whether the last reading settled its first position as it stood,
-    /// without a move.
-    pub(crate) at_root: bool,
     /// Positions expanded over every reading (for measurements).
     pub(crate) expanded: u64,
 }
@@ -179,7 +176,6 @@ impl Default for Owl {
             enclosures: Enclosures::default(),
             expanded: 0,
             exact: false,
-            at_root: false,
         }
     }
 }

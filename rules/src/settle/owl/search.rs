@@ -113,7 +113,6 @@ impl Owl {
             self.back_up(at);
         }
         self.exact = self.tree[0].exact;
-        self.at_root = self.tree[0].count == 0;
         Some(self.tree[0].pn == 0)
     }
 
