@@ -88,6 +88,7 @@
 mod enclosure;
 mod owl;
 mod playout;
+mod proof;
 mod reading;
 mod shape;
 mod statics;

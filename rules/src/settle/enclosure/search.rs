@@ -4,6 +4,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use super::{Bits, Enclosures, State, MAX_LINE, MAX_POINTS, MAX_SACRIFICE, NO_KO, PASS};
+use crate::settle::proof::{combine, most_proving, ProofNode, INF};
 
 /// A small multiplicative hasher: the keys are already well mixed bits.
 #[derive(Default)]
@@ -55,8 +56,20 @@ pub(super) struct Node {
     dn: u32,
 }
 
-/// A proof or disproof number for "settled".
-const INF: u32 = u32::MAX / 4;
+impl ProofNode for Node {
+    fn numbers(&self) -> (u32, u32) {
+        (self.pn, self.dn)
+    }
+
+    fn attacker_moves(&self) -> bool {
+        self.attacker_moves
+    }
+
+    fn children(&self) -> Option<std::ops::Range<usize>> {
+        self.expanded
+            .then(|| self.first as usize..self.first as usize + self.count as usize)
+    }
+}
 
 impl Enclosures {
     /// The empty points `side` may play, best first: captures, then
@@ -108,20 +121,7 @@ impl Enclosures {
             if self.tree.len() as u32 > budget {
                 return None;
             }
-            // Down to the most proving leaf.
-            let mut at = 0usize;
-            while self.tree[at].expanded {
-                let node = self.tree[at];
-                let kids = node.first as usize..node.first as usize + node.count as usize;
-                let next = if node.attacker_moves {
-                    kids.min_by_key(|&k| self.tree[k].pn)
-                } else {
-                    kids.min_by_key(|&k| self.tree[k].dn)
-                };
-                // An expanded node without children is settled and never
-                // chosen; should one be, there is no answer.
-                at = next?;
-            }
+            let at = most_proving(&self.tree)?;
             self.expand(at);
             // Back up to the root.
             let mut up = at;
@@ -131,16 +131,8 @@ impl Enclosures {
                     &self.tree[node.first as usize..(node.first as usize + node.count as usize)];
                 let (pn, dn) = if node.count == 0 {
                     (node.pn, node.dn)
-                } else if node.attacker_moves {
-                    (
-                        kids.iter().map(|k| k.pn).min().unwrap_or(INF),
-                        kids.iter().map(|k| k.dn).fold(0, |a, b| (a + b).min(INF)),
-                    )
                 } else {
-                    (
-                        kids.iter().map(|k| k.pn).fold(0, |a, b| (a + b).min(INF)),
-                        kids.iter().map(|k| k.dn).min().unwrap_or(INF),
-                    )
+                    combine(node.attacker_moves, kids)
                 };
                 self.tree[up].pn = pn;
                 self.tree[up].dn = dn;

@@ -15,12 +15,10 @@ use std::hash::Hasher;
 use super::{Owl, Standing, MAX_LINE, MAX_SACRIFICE};
 use crate::board::chains::neighbours as nbrs;
 use crate::settle::enclosure::{Answer, Role};
+use crate::settle::proof::{combine, most_proving, ProofNode, INF};
 
 /// The pass, as a move: cell 0 is off the board, never a point.
 pub(crate) const PASS: u16 = 0;
-
-/// A proof or disproof number for "settled".
-const INF: u32 = u32::MAX / 4;
 
 /// A node of the search tree.
 #[derive(Copy, Clone, Debug)]
@@ -43,6 +41,21 @@ pub(crate) struct Node {
     exact: bool,
     pn: u32,
     dn: u32,
+}
+
+impl ProofNode for Node {
+    fn numbers(&self) -> (u32, u32) {
+        (self.pn, self.dn)
+    }
+
+    fn attacker_moves(&self) -> bool {
+        self.attacker
+    }
+
+    fn children(&self) -> Option<std::ops::Range<usize>> {
+        self.expanded
+            .then(|| self.first as usize..self.first as usize + self.count as usize)
+    }
 }
 
 /// The keys are Zobrist hashes, already well mixed.
@@ -97,18 +110,7 @@ impl Owl {
                 return None;
             }
             spent += 1;
-            // Down to the most proving leaf.
-            let mut at = 0usize;
-            while self.tree[at].expanded {
-                let node = self.tree[at];
-                let kids = node.first as usize..node.first as usize + node.count as usize;
-                let next = if node.attacker {
-                    kids.min_by_key(|&k| self.tree[k].pn)
-                } else {
-                    kids.min_by_key(|&k| self.tree[k].dn)
-                };
-                at = next?;
-            }
+            let at = most_proving(&self.tree)?;
             self.expand(at);
             self.back_up(at);
         }
@@ -276,17 +278,7 @@ impl Owl {
             if node.count > 0 {
                 let kids =
                     &self.tree[node.first as usize..(node.first + u32::from(node.count)) as usize];
-                let (pn, dn) = if node.attacker {
-                    (
-                        kids.iter().map(|k| k.pn).min().unwrap_or(INF),
-                        kids.iter().map(|k| k.dn).fold(0, |a, b| (a + b).min(INF)),
-                    )
-                } else {
-                    (
-                        kids.iter().map(|k| k.pn).fold(0, |a, b| (a + b).min(INF)),
-                        kids.iter().map(|k| k.dn).min().unwrap_or(INF),
-                    )
-                };
+                let (pn, dn) = combine(node.attacker, kids);
                 // A node proven by one child (the attacker's kill, the
                 // owner's life) is as exact as the best such child; one
                 // proven by all of them, as the least.
