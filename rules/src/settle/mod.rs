@@ -333,6 +333,8 @@ pub struct Settler {
     owl_fates: Vec<Option<(Status, f32)>>,
     /// Scratch: (group, chain size, chain) of the chains to read.
     groups: Vec<(u32, u32, u32)>,
+    /// Scratch: chains whose kill [`Settler::drop_moot_kills`] forgets.
+    moot: Vec<u32>,
     goal: Vec<usize>,
     seed: u64,
 }
@@ -466,25 +468,15 @@ impl Settler {
     /// than the playouts it would replace, because the attacker's moves
     /// it reads are few.
     fn read_groups(&mut self, w: usize, chains: &mut [ChainFate]) {
+        let m = self.statics.chain_count();
+        let unsure = |f: &ChainFate| f.layer != Layer::Benson && f.confidence <= OWL_UNSURE;
+        if self.playouts.start_board().is_none() || !chains.iter().any(unsure) {
+            return;
+        }
+        self.list_groups(chains);
         let Some(board) = self.playouts.start_board() else {
             return;
         };
-        let m = self.statics.chain_count();
-        let unsure = |f: &ChainFate| f.layer != Layer::Benson && f.confidence <= OWL_UNSURE;
-        if !chains.iter().any(unsure) {
-            return;
-        }
-        // The groups to read, each group's chains together, the biggest
-        // first.
-        self.groups.clear();
-        for (c, fate) in chains.iter().enumerate().take(m) {
-            if fate.layer != Layer::Benson {
-                let g = self.statics.group(c) as u32;
-                self.groups.push((g, fate.stones, c as u32));
-            }
-        }
-        self.groups
-            .sort_unstable_by_key(|&(g, len, c)| (g, std::cmp::Reverse(len), c));
         self.owl_fates.clear();
         self.owl_fates.resize(m, None);
         let mut k = 0;
@@ -498,12 +490,6 @@ impl Settler {
             if !members.iter().any(|&(_, _, c)| unsure(&chains[c as usize])) {
                 continue;
             }
-            self.goal.clear();
-            self.goal.extend(
-                members
-                    .iter()
-                    .map(|&(_, _, c)| cell_of(self.statics.chain(c as usize).1[0] as usize, w)),
-            );
             let statics = &self.statics;
             let fates = &*chains;
             let standing = |cell: usize| {
@@ -522,9 +508,14 @@ impl Settler {
                     Standing::Alive
                 }
             };
-            let answer = self
-                .owl
-                .attack(board, &self.goal, standing, owl::NODE_BUDGET);
+            let goal = &mut self.goal;
+            goal.clear();
+            goal.extend(
+                members
+                    .iter()
+                    .map(|&(_, _, c)| cell_of(statics.chain(c as usize).1[0] as usize, w)),
+            );
+            let answer = self.owl.attack(board, goal, standing, owl::NODE_BUDGET);
             if answer == Attack::Kills {
                 let sure = if self.owl.exact {
                     OWL_CONFIDENCE
@@ -536,12 +527,104 @@ impl Settler {
                 }
             }
         }
+        self.drop_moot_kills(chains);
         for (fate, owl) in chains.iter_mut().zip(&self.owl_fates) {
             if let Some((status, confidence)) = *owl {
                 if unsure(fate) {
                     fate.read_as(status, confidence);
                 }
             }
+        }
+    }
+
+    /// The groups to read, each group's chains together, the biggest
+    /// first.
+    fn list_groups(&mut self, chains: &[ChainFate]) {
+        self.groups.clear();
+        for (c, fate) in chains.iter().enumerate().take(self.statics.chain_count()) {
+            if fate.layer != Layer::Benson {
+                let g = self.statics.group(c) as u32;
+                self.groups.push((g, fate.stones, c as u32));
+            }
+        }
+        self.groups
+            .sort_unstable_by_key(|&(g, len, c)| (g, std::cmp::Reverse(len), c));
+    }
+
+    /// Forgets the reader's kills of groups that only dead stones wall in.
+    /// The reader takes the attacker's stones around a group as they
+    /// stand, so it can "kill" a group inside a dead group (a corner the
+    /// attacker could take if his surrounding stones lived): when every
+    /// attacker chain touching the group ends dead, and one of them
+    /// touches a living chain of the owner's outside the group (so the
+    /// owner takes them anyway), the group's area is the owner's whatever
+    /// the local fight, and its stones stand.
+    fn drop_moot_kills(&mut self, chains: &[ChainFate]) {
+        let statics = &self.statics;
+        let owl = &self.owl_fates;
+        let moot = &mut self.moot;
+        moot.clear();
+        let unsure = |f: &ChainFate| f.layer != Layer::Benson && f.confidence <= OWL_UNSURE;
+        let dead_after =
+            |c: usize| chains[c].status == Status::Dead || (owl[c].is_some() && unsure(&chains[c]));
+        let mut k = 0;
+        while k < self.groups.len() {
+            let g = self.groups[k].0;
+            let from = k;
+            while k < self.groups.len() && self.groups[k].0 == g {
+                k += 1;
+            }
+            let members = &self.groups[from..k];
+            if !members.iter().any(|&(_, _, c)| owl[c as usize].is_some()) {
+                continue;
+            }
+            let killed = |c: usize| owl[c].is_some();
+            let member = |c: usize| {
+                members
+                    .iter()
+                    .any(|&(_, _, m)| m as usize == c && killed(c))
+            };
+            let owner = statics.chain(members[0].2 as usize).0;
+            let mut walls = 0;
+            let mut living_wall = false;
+            let mut taken_anyway = false;
+            for &(_, _, c) in members.iter().filter(|&&(_, _, c)| killed(c as usize)) {
+                for &p in statics.chain(c as usize).1 {
+                    for q in statics.neighbours(p as usize) {
+                        let Some(color) = statics.color_at(q) else {
+                            continue;
+                        };
+                        if color == owner {
+                            continue;
+                        }
+                        let a = statics.chain_at(q);
+                        walls += 1;
+                        if !dead_after(a) {
+                            living_wall = true;
+                            break;
+                        }
+                        taken_anyway |= statics.chain(a).1.iter().any(|&r| {
+                            statics.neighbours(r as usize).any(|t| {
+                                statics.color_at(t) == Some(owner) && {
+                                    let o = statics.chain_at(t);
+                                    !member(o) && !dead_after(o)
+                                }
+                            })
+                        });
+                    }
+                }
+            }
+            if walls > 0 && !living_wall && taken_anyway {
+                moot.extend(
+                    members
+                        .iter()
+                        .map(|&(_, _, c)| c)
+                        .filter(|&c| killed(c as usize)),
+                );
+            }
+        }
+        for &c in &self.moot {
+            self.owl_fates[c as usize] = None;
         }
     }
 

@@ -144,6 +144,19 @@ impl Statics {
         self.chain_of[i] as usize
     }
 
+    /// The stone on point index `i`, if any.
+    pub(crate) fn color_at(&self, i: usize) -> Option<Color> {
+        self.cells[i]
+    }
+
+    /// The points next to point index `i`.
+    pub(crate) fn neighbours(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
+        self.nbr[i]
+            .iter()
+            .filter(|&&q| q != NONE)
+            .map(|&q| q as usize)
+    }
+
     /// The group chain `c` lives or dies with: the same number for every
     /// chain of the group.
     pub(crate) fn group(&self, c: usize) -> usize {

@@ -784,3 +784,60 @@ fn an_eyeless_invader_behind_a_gap_in_the_wall_is_dead_on_every_seed() {
         assert_eq!(dead, ["ed", "fd", "ee", "fe", "ef", "ff"], "seed {seed}");
     }
 }
+
+/// White's two stones inside Black's group in the corner of White's framed
+/// territory: Black can take them (e9, then f9), but Black's stones around
+/// them have no eyes and stand in White's area, so the corner is White's
+/// whatever the local fight.
+const STONES_INSIDE_A_DEAD_GROUP: [&str; 8] = [
+    ". . . .", ". . . .", ". . . .", ". . . .", ". . . .", "X X X X", "X O O X", "X . . X",
+];
+
+/// Whether the group reader's kill of White's stones inside Black's
+/// corner group stands, when the layers found that group `walls` (unsure)
+/// and White's stones unsure.
+fn kill_inside_stands(walls: Status) -> bool {
+    let d = framed(STONES_INSIDE_A_DEAD_GROUP);
+    let position = Position::from_diagram(&d).expect("a valid diagram");
+    let mut settler = Settler::new();
+    let mut out = Settlement::default();
+    settler.settle(&position, &mut out);
+    let mut chains = out.chains.clone();
+    let index = |sgf: &str| {
+        let b = sgf.as_bytes();
+        let p = Point::from_sgf([b[0], b[1]]).expect("a point");
+        chains
+            .iter()
+            .position(|c| c.anchor == p)
+            .expect("a chain anchored there")
+    };
+    let (black, white) = (index("dg"), index("eh"));
+    chains[black] = ChainFate {
+        status: walls,
+        layer: Layer::Playouts,
+        confidence: 0.4,
+        ..chains[black]
+    };
+    chains[white] = ChainFate {
+        status: Status::Alive,
+        layer: Layer::Playouts,
+        confidence: 0.3,
+        ..chains[white]
+    };
+    settler.list_groups(&chains);
+    settler.owl_fates.clear();
+    settler.owl_fates.resize(chains.len(), None);
+    settler.owl_fates[white] = Some((Status::Dead, OWL_CONFIDENCE));
+    settler.drop_moot_kills(&chains);
+    settler.owl_fates[white].is_some()
+}
+
+#[test]
+fn a_kill_inside_a_dead_group_is_moot() {
+    assert!(!kill_inside_stands(Status::Dead));
+}
+
+#[test]
+fn a_kill_inside_a_living_group_stands() {
+    assert!(kill_inside_stands(Status::Alive));
+}
