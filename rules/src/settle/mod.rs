@@ -551,6 +551,55 @@ impl Settler {
             .sort_unstable_by_key(|&(g, len, c)| (g, std::cmp::Reverse(len), c));
     }
 
+    /// Forgets the reader's judged kills (no proof, the survey found the
+    /// group hopeless) of groups that touch a chain of the other colour
+    /// the reader judged dead too. Two groups in contact, in a race, cannot
+    /// both be taken by each other: each reading took the other's stones as
+    /// they stood, so at least one judgement is wrong, and the layers'
+    /// answer stays for both. A proven kill is no contradiction: a
+    /// prisoner taken inside a group the reader judged dead is dead with
+    /// it.
+    fn drop_contradicted_kills(&mut self, chains: &[ChainFate]) {
+        let statics = &self.statics;
+        let owl = &self.owl_fates;
+        let moot = &mut self.moot;
+        moot.clear();
+        let unsure = |f: &ChainFate| f.layer != Layer::Benson && f.confidence <= OWL_UNSURE;
+        let killed = |c: usize| owl[c].is_some() && unsure(&chains[c]);
+        let judged = |c: usize| matches!(owl[c], Some((_, sure)) if sure < OWL_CONFIDENCE);
+        let mut k = 0;
+        while k < self.groups.len() {
+            let g = self.groups[k].0;
+            let from = k;
+            while k < self.groups.len() && self.groups[k].0 == g {
+                k += 1;
+            }
+            let members = &self.groups[from..k];
+            let mut read = members
+                .iter()
+                .map(|&(_, _, c)| c as usize)
+                .filter(|&c| killed(c));
+            let contradicted = read.clone().any(judged)
+                && read.any(|c| {
+                    let (color, stones) = statics.chain(c);
+                    stones.iter().any(|&p| {
+                        statics.neighbours(p as usize).any(|q| {
+                            statics.color_at(q) == Some(color.other()) && {
+                                let o = statics.chain_at(q);
+                                killed(o) && judged(o)
+                            }
+                        })
+                    })
+                });
+            if contradicted {
+                moot.extend(members.iter().map(|&(_, _, c)| c));
+            }
+        }
+        for &c in &self.moot {
+            self.owl_fates[c as usize] = None;
+        }
+    }
+
     /// Forgets the reader's kills of groups that only dead stones wall in.
     /// The reader takes the attacker's stones around a group as they
     /// stand, so it can "kill" a group inside a dead group (a corner the
@@ -560,6 +609,7 @@ impl Settler {
     /// owner takes them anyway), the group's area is the owner's whatever
     /// the local fight, and its stones stand.
     fn drop_moot_kills(&mut self, chains: &[ChainFate]) {
+        self.drop_contradicted_kills(chains);
         let statics = &self.statics;
         let owl = &self.owl_fates;
         let moot = &mut self.moot;

@@ -793,10 +793,11 @@ const STONES_INSIDE_A_DEAD_GROUP: [&str; 8] = [
     ". . . .", ". . . .", ". . . .", ". . . .", ". . . .", "X X X X", "X O O X", "X . . X",
 ];
 
-/// Whether the group reader's kill of White's stones inside Black's
-/// corner group stands, when the layers found that group `walls` (unsure)
-/// and White's stones unsure.
-fn kill_inside_stands(walls: Status) -> bool {
+/// Which of the group reader's kills stand, of Black's corner group and
+/// of White's stones inside it (`kills`: the reader's confidence in each
+/// kill, none when it found none), when the layers found Black's group
+/// `walls` and both unsure.
+fn kills_standing(walls: Status, kills: [Option<f32>; 2]) -> [bool; 2] {
     let d = framed(STONES_INSIDE_A_DEAD_GROUP);
     let position = Position::from_diagram(&d).expect("a valid diagram");
     let mut settler = Settler::new();
@@ -811,33 +812,47 @@ fn kill_inside_stands(walls: Status) -> bool {
             .position(|c| c.anchor == p)
             .expect("a chain anchored there")
     };
-    let (black, white) = (index("dg"), index("eh"));
-    chains[black] = ChainFate {
-        status: walls,
-        layer: Layer::Playouts,
-        confidence: 0.4,
-        ..chains[black]
-    };
-    chains[white] = ChainFate {
-        status: Status::Alive,
-        layer: Layer::Playouts,
-        confidence: 0.3,
-        ..chains[white]
-    };
+    let both = [index("dg"), index("eh")];
+    for (c, status) in both.into_iter().zip([walls, Status::Alive]) {
+        chains[c] = ChainFate {
+            status,
+            layer: Layer::Playouts,
+            confidence: 0.4,
+            ..chains[c]
+        };
+    }
     settler.list_groups(&chains);
     settler.owl_fates.clear();
     settler.owl_fates.resize(chains.len(), None);
-    settler.owl_fates[white] = Some((Status::Dead, OWL_CONFIDENCE));
+    for (c, kill) in both.into_iter().zip(kills) {
+        settler.owl_fates[c] = kill.map(|sure| (Status::Dead, sure));
+    }
     settler.drop_moot_kills(&chains);
-    settler.owl_fates[white].is_some()
+    both.map(|c| settler.owl_fates[c].is_some())
 }
 
 #[test]
 fn a_kill_inside_a_dead_group_is_moot() {
-    assert!(!kill_inside_stands(Status::Dead));
+    let kill = [None, Some(OWL_CONFIDENCE)];
+    assert_eq!(kills_standing(Status::Dead, kill), [false, false]);
 }
 
 #[test]
 fn a_kill_inside_a_living_group_stands() {
-    assert!(kill_inside_stands(Status::Alive));
+    let kill = [None, Some(OWL_CONFIDENCE)];
+    assert_eq!(kills_standing(Status::Alive, kill), [false, true]);
+}
+
+#[test]
+fn two_groups_in_contact_judged_dead_both_keep_the_layers_answer() {
+    let kills = [Some(OWL_JUDGED), Some(OWL_JUDGED)];
+    assert_eq!(kills_standing(Status::Alive, kills), [false, false]);
+}
+
+/// A proven kill of stones inside a group judged dead does not undo the
+/// judgement; the stones inside then stand, as their owner's in his area.
+#[test]
+fn a_proven_kill_inside_a_group_judged_dead_is_no_contradiction() {
+    let kills = [Some(OWL_JUDGED), Some(OWL_CONFIDENCE)];
+    assert_eq!(kills_standing(Status::Alive, kills), [true, false]);
 }
