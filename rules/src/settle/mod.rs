@@ -268,6 +268,11 @@ const OWL_UNSURE: f32 = 0.5;
 /// on the survey's judgement that a group cannot make two eyes.
 const OWL_JUDGED: f32 = 0.75;
 
+/// The most points (the group's stones and the empty points around them)
+/// [`Settler::drop_moot_kills`] looks at for the walls of a killed group:
+/// past it the area is open, its walls unknown, and the kill stands.
+const MOOT_AREA: usize = 40;
+
 /// Rounds of reading, each on the board without the stones the last one
 /// found dead.
 const READING_ROUNDS: usize = 3;
@@ -335,6 +340,11 @@ pub struct Settler {
     groups: Vec<(u32, u32, u32)>,
     /// Scratch: chains whose kill [`Settler::drop_moot_kills`] forgets.
     moot: Vec<u32>,
+    /// Scratch of [`Settler::drop_moot_kills`]: points seen (stamped with
+    /// `generation`) and the area around a killed group.
+    marks: Vec<u32>,
+    generation: u32,
+    area: Vec<u16>,
     goal: Vec<usize>,
     seed: u64,
 }
@@ -603,16 +613,20 @@ impl Settler {
     /// Forgets the reader's kills of groups that only dead stones wall in.
     /// The reader takes the attacker's stones around a group as they
     /// stand, so it can "kill" a group inside a dead group (a corner the
-    /// attacker could take if his surrounding stones lived): when every
-    /// attacker chain touching the group ends dead, and one of them
-    /// touches a living chain of the owner's outside the group (so the
-    /// owner takes them anyway), the group's area is the owner's whatever
-    /// the local fight, and its stones stand.
+    /// attacker could take if his surrounding stones lived). The walls are
+    /// the stones around the group and the small empty area about it (at
+    /// most [`MOOT_AREA`] points, stones included): when they hold
+    /// attacker chains, all of them end dead, and a living chain of the
+    /// owner's outside the group borders that area or touches those
+    /// chains (so the owner takes them anyway), the area is the owner's
+    /// whatever the local fight, and the group's stones stand. Run after
+    /// [`Settler::drop_contradicted_kills`], on what it leaves.
     fn drop_moot_kills(&mut self, chains: &[ChainFate]) {
         self.drop_contradicted_kills(chains);
         let statics = &self.statics;
         let owl = &self.owl_fates;
         let moot = &mut self.moot;
+        let (marks, generation, area) = (&mut self.marks, &mut self.generation, &mut self.area);
         moot.clear();
         let unsure = |f: &ChainFate| f.layer != Layer::Benson && f.confidence <= OWL_UNSURE;
         let dead_after =
@@ -635,36 +649,68 @@ impl Settler {
                     .any(|&(_, _, m)| m as usize == c && killed(c))
             };
             let owner = statics.chain(members[0].2 as usize).0;
+            // The group's stones and the empty points around them, out to
+            // the stones that wall them in (a small area only: in an open
+            // one the walls are not known).
+            *generation = generation.wrapping_add(1);
+            if *generation == 0 {
+                marks.iter_mut().for_each(|m| *m = 0);
+                *generation = 1;
+            }
+            let gen = *generation;
+            marks.resize(statics.cells_len(), 0);
+            area.clear();
+            for &(_, _, c) in members.iter().filter(|&&(_, _, c)| killed(c as usize)) {
+                for &p in statics.chain(c as usize).1 {
+                    marks[p as usize] = gen;
+                    area.push(p);
+                }
+            }
+            let mut i = 0;
+            let mut open = false;
             let mut walls = 0;
             let mut living_wall = false;
             let mut taken_anyway = false;
-            for &(_, _, c) in members.iter().filter(|&&(_, _, c)| killed(c as usize)) {
-                for &p in statics.chain(c as usize).1 {
-                    for q in statics.neighbours(p as usize) {
-                        let Some(color) = statics.color_at(q) else {
-                            continue;
-                        };
-                        if color == owner {
-                            continue;
+            while i < area.len() && !living_wall {
+                let p = area[i] as usize;
+                i += 1;
+                for q in statics.neighbours(p) {
+                    if marks[q] == gen {
+                        continue;
+                    }
+                    marks[q] = gen;
+                    match statics.color_at(q) {
+                        None => {
+                            if area.len() >= MOOT_AREA {
+                                open = true;
+                            } else {
+                                area.push(q as u16);
+                            }
                         }
-                        let a = statics.chain_at(q);
-                        walls += 1;
-                        if !dead_after(a) {
-                            living_wall = true;
-                            break;
+                        Some(color) if color == owner => {
+                            let o = statics.chain_at(q);
+                            taken_anyway |= !member(o) && !dead_after(o);
                         }
-                        taken_anyway |= statics.chain(a).1.iter().any(|&r| {
-                            statics.neighbours(r as usize).any(|t| {
-                                statics.color_at(t) == Some(owner) && {
-                                    let o = statics.chain_at(t);
-                                    !member(o) && !dead_after(o)
-                                }
-                            })
-                        });
+                        Some(_) => {
+                            let a = statics.chain_at(q);
+                            walls += 1;
+                            if !dead_after(a) {
+                                living_wall = true;
+                                break;
+                            }
+                            taken_anyway |= statics.chain(a).1.iter().any(|&r| {
+                                statics.neighbours(r as usize).any(|t| {
+                                    statics.color_at(t) == Some(owner) && {
+                                        let o = statics.chain_at(t);
+                                        !member(o) && !dead_after(o)
+                                    }
+                                })
+                            });
+                        }
                     }
                 }
             }
-            if walls > 0 && !living_wall && taken_anyway {
+            if walls > 0 && !open && !living_wall && taken_anyway {
                 moot.extend(
                     members
                         .iter()

@@ -144,6 +144,11 @@ impl Statics {
         self.chain_of[i] as usize
     }
 
+    /// How many points the last position has.
+    pub(crate) fn cells_len(&self) -> usize {
+        self.cells.len()
+    }
+
     /// The stone on point index `i`, if any.
     pub(crate) fn color_at(&self, i: usize) -> Option<Color> {
         self.cells[i]

@@ -793,12 +793,16 @@ const STONES_INSIDE_A_DEAD_GROUP: [&str; 8] = [
     ". . . .", ". . . .", ". . . .", ". . . .", ". . . .", "X X X X", "X O O X", "X . . X",
 ];
 
-/// Which of the group reader's kills stand, of Black's corner group and
-/// of White's stones inside it (`kills`: the reader's confidence in each
-/// kill, none when it found none), when the layers found Black's group
-/// `walls` and both unsure.
-fn kills_standing(walls: Status, kills: [Option<f32>; 2]) -> [bool; 2] {
-    let d = framed(STONES_INSIDE_A_DEAD_GROUP);
+/// Which of the group reader's kills stand (`kills`: the reader's
+/// confidence in each kill, none when it found none), in White's framed
+/// territory holding `inside`, when the layers found the chains anchored
+/// at `found` (SGF points) as given, all unsure.
+fn kills_standing_in<const N: usize>(
+    inside: [&str; 8],
+    found: [(&str, Status); N],
+    kills: [Option<f32>; N],
+) -> [bool; N] {
+    let d = framed(inside);
     let position = Position::from_diagram(&d).expect("a valid diagram");
     let mut settler = Settler::new();
     let mut out = Settlement::default();
@@ -812,8 +816,8 @@ fn kills_standing(walls: Status, kills: [Option<f32>; 2]) -> [bool; 2] {
             .position(|c| c.anchor == p)
             .expect("a chain anchored there")
     };
-    let both = [index("dg"), index("eh")];
-    for (c, status) in both.into_iter().zip([walls, Status::Alive]) {
+    let at = found.map(|(sgf, _)| index(sgf));
+    for (&c, (_, status)) in at.iter().zip(found) {
         chains[c] = ChainFate {
             status,
             layer: Layer::Playouts,
@@ -824,11 +828,52 @@ fn kills_standing(walls: Status, kills: [Option<f32>; 2]) -> [bool; 2] {
     settler.list_groups(&chains);
     settler.owl_fates.clear();
     settler.owl_fates.resize(chains.len(), None);
-    for (c, kill) in both.into_iter().zip(kills) {
+    for (&c, kill) in at.iter().zip(kills) {
         settler.owl_fates[c] = kill.map(|sure| (Status::Dead, sure));
     }
     settler.drop_moot_kills(&chains);
-    both.map(|c| settler.owl_fates[c].is_some())
+    at.map(|c| settler.owl_fates[c].is_some())
+}
+
+/// [`kills_standing_in`] of Black's corner group (found `walls`) and
+/// White's stones inside it (found alive).
+fn kills_standing(walls: Status, kills: [Option<f32>; 2]) -> [bool; 2] {
+    kills_standing_in(
+        STONES_INSIDE_A_DEAD_GROUP,
+        [("dg", walls), ("eh", Status::Alive)],
+        kills,
+    )
+}
+
+/// Like [`STONES_INSIDE_A_DEAD_GROUP`] with a White stone (f8) that
+/// touches no stone: the dead Black stones around it wall it in at a
+/// distance, with White's frame on the far side of the same small area.
+const A_STONE_APART_INSIDE_A_DEAD_GROUP: [&str; 8] = [
+    ". . . .", ". . . .", ". . . .", ". . . .", "X X X X", "X . . X", ". . O .", "X . . X",
+];
+
+#[test]
+fn a_kill_of_a_stone_apart_inside_a_dead_group_is_moot() {
+    let inside = A_STONE_APART_INSIDE_A_DEAD_GROUP;
+    let black = [
+        ("df", Status::Dead),
+        ("di", Status::Dead),
+        ("gi", Status::Dead),
+    ];
+    let found = [black[0], black[1], black[2], ("fh", Status::Alive)];
+    let kill = [None, None, None, Some(OWL_JUDGED)];
+    assert_eq!(kills_standing_in(inside, found, kill), [false; 4]);
+    // With Black's stones alive around it, the same kill stands.
+    let found = [
+        ("df", Status::Alive),
+        ("di", Status::Alive),
+        ("gi", Status::Alive),
+        ("fh", Status::Alive),
+    ];
+    assert_eq!(
+        kills_standing_in(inside, found, kill),
+        [false, false, false, true]
+    );
 }
 
 #[test]
