@@ -264,6 +264,12 @@ const OWL_CONFIDENCE: f32 = 0.9;
 /// closer than three to one.
 const OWL_UNSURE: f32 = 0.5;
 
+/// Whether the group reader reads the group of a chain so decided: one
+/// the layers left unsure.
+fn unsure(f: &ChainFate) -> bool {
+    f.layer != Layer::Benson && f.confidence <= OWL_UNSURE
+}
+
 /// The confidence of a group the group reader judged: its answer rests
 /// on the survey's judgement that a group cannot make two eyes.
 const OWL_JUDGED: f32 = 0.75;
@@ -479,7 +485,6 @@ impl Settler {
     /// it reads are few.
     fn read_groups(&mut self, w: usize, chains: &mut [ChainFate]) {
         let m = self.statics.chain_count();
-        let unsure = |f: &ChainFate| f.layer != Layer::Benson && f.confidence <= OWL_UNSURE;
         if self.playouts.start_board().is_none() || !chains.iter().any(unsure) {
             return;
         }
@@ -489,14 +494,7 @@ impl Settler {
         };
         self.owl_fates.clear();
         self.owl_fates.resize(m, None);
-        let mut k = 0;
-        while k < self.groups.len() {
-            let g = self.groups[k].0;
-            let from = k;
-            while k < self.groups.len() && self.groups[k].0 == g {
-                k += 1;
-            }
-            let members = &self.groups[from..k];
+        for members in self.groups.chunk_by(|a, b| a.0 == b.0) {
             if !members.iter().any(|&(_, _, c)| unsure(&chains[c as usize])) {
                 continue;
             }
@@ -574,17 +572,9 @@ impl Settler {
         let owl = &self.owl_fates;
         let moot = &mut self.moot;
         moot.clear();
-        let unsure = |f: &ChainFate| f.layer != Layer::Benson && f.confidence <= OWL_UNSURE;
         let killed = |c: usize| owl[c].is_some() && unsure(&chains[c]);
         let judged = |c: usize| matches!(owl[c], Some((_, sure)) if sure < OWL_CONFIDENCE);
-        let mut k = 0;
-        while k < self.groups.len() {
-            let g = self.groups[k].0;
-            let from = k;
-            while k < self.groups.len() && self.groups[k].0 == g {
-                k += 1;
-            }
-            let members = &self.groups[from..k];
+        for members in self.groups.chunk_by(|a, b| a.0 == b.0) {
             let mut read = members
                 .iter()
                 .map(|&(_, _, c)| c as usize)
@@ -628,17 +618,9 @@ impl Settler {
         let moot = &mut self.moot;
         let (marks, generation, area) = (&mut self.marks, &mut self.generation, &mut self.area);
         moot.clear();
-        let unsure = |f: &ChainFate| f.layer != Layer::Benson && f.confidence <= OWL_UNSURE;
         let dead_after =
             |c: usize| chains[c].status == Status::Dead || (owl[c].is_some() && unsure(&chains[c]));
-        let mut k = 0;
-        while k < self.groups.len() {
-            let g = self.groups[k].0;
-            let from = k;
-            while k < self.groups.len() && self.groups[k].0 == g {
-                k += 1;
-            }
-            let members = &self.groups[from..k];
+        for members in self.groups.chunk_by(|a, b| a.0 == b.0) {
             if !members.iter().any(|&(_, _, c)| owl[c as usize].is_some()) {
                 continue;
             }
