@@ -535,7 +535,7 @@ impl Settler {
                 }
             }
         }
-        self.drop_moot_kills(chains);
+        self.check_kills(chains);
         for (fate, owl) in chains.iter_mut().zip(&self.owl_fates) {
             if let Some((status, confidence)) = *owl {
                 if unsure(fate) {
@@ -557,6 +557,14 @@ impl Settler {
         }
         self.groups
             .sort_unstable_by_key(|&(g, len, c)| (g, std::cmp::Reverse(len), c));
+    }
+
+    /// Forgets the reader's kills that the rest of the settlement
+    /// contradicts: the judged ones against each other first, then the
+    /// moot ones on what is left.
+    fn check_kills(&mut self, chains: &[ChainFate]) {
+        self.drop_contradicted_kills(chains);
+        self.drop_moot_kills(chains);
     }
 
     /// Forgets the reader's judged kills (no proof, the survey found the
@@ -610,9 +618,8 @@ impl Settler {
     /// owner's outside the group borders that area or touches those
     /// chains (so the owner takes them anyway), the area is the owner's
     /// whatever the local fight, and the group's stones stand. Run after
-    /// [`Settler::drop_contradicted_kills`], on what it leaves.
+    /// [`Settler::drop_contradicted_kills`] (see [`Settler::check_kills`]).
     fn drop_moot_kills(&mut self, chains: &[ChainFate]) {
-        self.drop_contradicted_kills(chains);
         let statics = &self.statics;
         let owl = &self.owl_fates;
         let moot = &mut self.moot;

@@ -831,7 +831,7 @@ fn kills_standing_in<const N: usize>(
     for (&c, kill) in at.iter().zip(kills) {
         settler.owl_fates[c] = kill.map(|sure| (Status::Dead, sure));
     }
-    settler.drop_moot_kills(&chains);
+    settler.check_kills(&chains);
     at.map(|c| settler.owl_fates[c].is_some())
 }
 
