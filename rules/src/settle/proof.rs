@@ -6,16 +6,54 @@
 /// A proof or disproof number for "settled".
 pub(crate) const INF: u32 = u32::MAX / 4;
 
-/// What the shared steps need of a reader's node.
-pub(crate) trait ProofNode {
-    /// Proof and disproof numbers: how many leaves must still be proven
-    /// (killed) or disproven (found living) to settle the node.
-    fn numbers(&self) -> (u32, u32);
+/// What every node of a proof-number tree carries, whatever the reader:
+/// whose turn, where its children are, and its numbers. A reader's node
+/// holds one beside its own position and line.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct Links {
     /// Whether the attacker is to move (an OR node: one kill is enough),
     /// not the defender (an AND node: every answer must be killed).
-    fn attacker_moves(&self) -> bool;
+    pub(crate) attacker: bool,
+    pub(crate) expanded: bool,
+    /// Children, at `first..first + count` in the tree, once expanded.
+    pub(crate) count: u16,
+    pub(crate) first: u32,
+    /// Proof and disproof numbers: how many leaves must still be proven
+    /// (killed) or disproven (found living) to settle the node.
+    pub(crate) pn: u32,
+    pub(crate) dn: u32,
+}
+
+impl Links {
+    /// An unexpanded node, nothing known of it yet.
+    pub(crate) fn leaf(attacker: bool) -> Links {
+        Links {
+            attacker,
+            expanded: false,
+            count: 0,
+            first: 0,
+            pn: 1,
+            dn: 1,
+        }
+    }
+
     /// The node's children in the tree once it is expanded, `None` before.
-    fn children(&self) -> Option<std::ops::Range<usize>>;
+    pub(crate) fn children(&self) -> Option<std::ops::Range<usize>> {
+        self.expanded
+            .then(|| self.first as usize..self.first as usize + self.count as usize)
+    }
+
+    /// Marks the node expanded, its children at `first..first + count`.
+    pub(crate) fn expand(&mut self, first: u32, count: u16) {
+        self.first = first;
+        self.count = count;
+        self.expanded = true;
+    }
+}
+
+/// A reader's node, as the shared steps see it.
+pub(crate) trait ProofNode {
+    fn links(&self) -> &Links;
 }
 
 /// The leaf to expand next: from the root, the child with the smallest
@@ -24,11 +62,11 @@ pub(crate) trait ProofNode {
 /// node without children (settled, so never chosen: there is no answer).
 pub(crate) fn most_proving<N: ProofNode>(tree: &[N]) -> Option<usize> {
     let mut at = 0usize;
-    while let Some(kids) = tree[at].children() {
-        at = if tree[at].attacker_moves() {
-            kids.min_by_key(|&k| tree[k].numbers().0)
+    while let Some(kids) = tree[at].links().children() {
+        at = if tree[at].links().attacker {
+            kids.min_by_key(|&k| tree[k].links().pn)
         } else {
-            kids.min_by_key(|&k| tree[k].numbers().1)
+            kids.min_by_key(|&k| tree[k].links().dn)
         }?;
     }
     Some(at)
@@ -41,8 +79,8 @@ pub(crate) fn most_proving<N: ProofNode>(tree: &[N]) -> Option<usize> {
 pub(crate) fn combine<N: ProofNode>(attacker_moves: bool, kids: &[N]) -> (u32, u32) {
     let min = |f: fn(&N) -> u32| kids.iter().map(f).min().unwrap_or(INF);
     let sum = |f: fn(&N) -> u32| kids.iter().map(f).fold(0, |a, b| (a + b).min(INF));
-    let pn = |k: &N| k.numbers().0;
-    let dn = |k: &N| k.numbers().1;
+    let pn = |k: &N| k.links().pn;
+    let dn = |k: &N| k.links().dn;
     if attacker_moves {
         (min(pn), sum(dn))
     } else {

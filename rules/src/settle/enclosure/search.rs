@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use super::{Bits, Enclosures, State, MAX_LINE, MAX_POINTS, MAX_SACRIFICE, NO_KO, PASS};
-use crate::settle::proof::{combine, most_proving, ProofNode, INF};
+use crate::settle::proof::{combine, most_proving, Links, ProofNode, INF};
 
 /// A small multiplicative hasher: the keys are already well mixed bits.
 #[derive(Default)]
@@ -38,36 +38,17 @@ pub(super) type AliveCache = HashMap<[Bits; 2], bool, BuildHasherDefault<BitsHas
 #[derive(Copy, Clone, Debug)]
 pub(super) struct Node {
     st: State,
-    /// Whose turn: the attacker's (an OR node: one kill is enough) or the
-    /// defender's (an AND node: every answer must be killed).
-    attacker_moves: bool,
+    links: Links,
     passes: u8,
     /// Moves from the root: a bound on the line, and on the path walked
     /// to test a repetition.
     depth: u8,
     parent: u32,
-    /// Children, at `first..first + count` in the tree, once expanded.
-    first: u32,
-    count: u16,
-    expanded: bool,
-    /// Proof and disproof numbers: how many leaves must still be proven
-    /// (killed) or disproven (found living) to settle this node.
-    pn: u32,
-    dn: u32,
 }
 
 impl ProofNode for Node {
-    fn numbers(&self) -> (u32, u32) {
-        (self.pn, self.dn)
-    }
-
-    fn attacker_moves(&self) -> bool {
-        self.attacker_moves
-    }
-
-    fn children(&self) -> Option<std::ops::Range<usize>> {
-        self.expanded
-            .then(|| self.first as usize..self.first as usize + self.count as usize)
+    fn links(&self) -> &Links {
+        &self.links
     }
 }
 
@@ -105,19 +86,14 @@ impl Enclosures {
         self.alive.clear();
         let mut root = Node {
             st: root,
-            attacker_moves: true,
+            links: Links::leaf(true),
             passes: 0,
             depth: 0,
             parent: u32::MAX,
-            first: 0,
-            count: 0,
-            expanded: false,
-            pn: 1,
-            dn: 1,
         };
         self.settle_leaf(&mut root, 0);
         self.tree.push(root);
-        while self.tree[0].pn != 0 && self.tree[0].dn != 0 {
+        while self.tree[0].links.pn != 0 && self.tree[0].links.dn != 0 {
             if self.tree.len() as u32 > budget {
                 return None;
             }
@@ -127,22 +103,22 @@ impl Enclosures {
             let mut up = at;
             loop {
                 let node = self.tree[up];
-                let kids =
-                    &self.tree[node.first as usize..(node.first as usize + node.count as usize)];
-                let (pn, dn) = if node.count == 0 {
-                    (node.pn, node.dn)
+                let l = node.links;
+                let kids = &self.tree[l.first as usize..l.first as usize + l.count as usize];
+                let (pn, dn) = if l.count == 0 {
+                    (l.pn, l.dn)
                 } else {
-                    combine(node.attacker_moves, kids)
+                    combine(l.attacker, kids)
                 };
-                self.tree[up].pn = pn;
-                self.tree[up].dn = dn;
+                self.tree[up].links.pn = pn;
+                self.tree[up].links.dn = dn;
                 if node.parent == u32::MAX {
                     break;
                 }
                 up = node.parent as usize;
             }
         }
-        Some(self.tree[0].pn == 0)
+        Some(self.tree[0].links.pn == 0)
     }
 
     /// Sets a new node's numbers when the position is already settled:
@@ -163,7 +139,7 @@ impl Enclosures {
                 // the attacker seldom wins it back: counted as living.
                 || lost > MAX_SACRIFICE
                 || self.pass_alive_cached(st));
-        (node.pn, node.dn) = if proven {
+        (node.links.pn, node.links.dn) = if proven {
             (0, INF)
         } else if disproven {
             (INF, 0)
@@ -177,7 +153,7 @@ impl Enclosures {
     /// self-ataris ([`Self::big_self_atari`]).
     pub(super) fn expand(&mut self, at: usize) {
         let node = self.tree[at];
-        let side = if node.attacker_moves {
+        let side = if node.links.attacker {
             self.attacker
         } else {
             self.defender
@@ -200,7 +176,7 @@ impl Enclosures {
                 let Some(next) = self.play(&node.st, usize::from(m), side) else {
                     continue;
                 };
-                if node.attacker_moves && self.big_self_atari(&node.st, &next, usize::from(m)) {
+                if node.links.attacker && self.big_self_atari(&node.st, &next, usize::from(m)) {
                     continue;
                 }
                 if self.repeats(at, &next.stones) {
@@ -210,28 +186,21 @@ impl Enclosures {
             };
             let mut child = Node {
                 st,
-                attacker_moves: !node.attacker_moves,
+                links: Links::leaf(!node.links.attacker),
                 passes,
                 depth: node.depth + 1,
                 parent: at as u32,
-                first: 0,
-                count: 0,
-                expanded: false,
-                pn: 1,
-                dn: 1,
             };
             self.settle_leaf(&mut child, node.st.stones[self.attacker].count_ones());
             self.tree.push(child);
         }
         let count = (self.tree.len() - first) as u16;
         let node = &mut self.tree[at];
-        node.first = first as u32;
-        node.count = count;
-        node.expanded = true;
-        if node.count == 0 {
+        node.links.expand(first as u32, count);
+        if count == 0 {
             // The pass is always there; should nothing be, the line is
             // not a kill.
-            (node.pn, node.dn) = (INF, 0);
+            (node.links.pn, node.links.dn) = (INF, 0);
         }
     }
 

@@ -15,7 +15,7 @@ use std::hash::Hasher;
 use super::{Owl, Standing, MAX_LINE, MAX_SACRIFICE};
 use crate::board::chains::neighbours as nbrs;
 use crate::settle::enclosure::{Answer, Role};
-use crate::settle::proof::{combine, most_proving, ProofNode, INF};
+use crate::settle::proof::{combine, most_proving, Links, ProofNode, INF};
 
 /// The pass, as a move: cell 0 is off the board, never a point.
 pub(crate) const PASS: u16 = 0;
@@ -31,30 +31,16 @@ pub(crate) struct Node {
     key: u64,
     /// Whether the key chain was captured on the line to here.
     lost: bool,
-    first: u32,
-    count: u16,
-    attacker: bool,
+    links: Links,
     passes: u8,
     depth: u8,
-    expanded: bool,
     /// Settled by proofs only, no judgement of the survey's below it.
     exact: bool,
-    pn: u32,
-    dn: u32,
 }
 
 impl ProofNode for Node {
-    fn numbers(&self) -> (u32, u32) {
-        (self.pn, self.dn)
-    }
-
-    fn attacker_moves(&self) -> bool {
-        self.attacker
-    }
-
-    fn children(&self) -> Option<std::ops::Range<usize>> {
-        self.expanded
-            .then(|| self.first as usize..self.first as usize + self.count as usize)
+    fn links(&self) -> &Links {
+        &self.links
     }
 }
 
@@ -94,18 +80,13 @@ impl Owl {
             parent: u32::MAX,
             key: self.root_hash ^ ATTACKER_TO_MOVE,
             lost: false,
-            first: 0,
-            count: 0,
-            attacker: true,
+            links: Links::leaf(true),
             passes: 0,
             depth: 0,
-            expanded: false,
             exact: false,
-            pn: 1,
-            dn: 1,
         });
         let mut spent = 0;
-        while self.tree[0].pn != 0 && self.tree[0].dn != 0 {
+        while self.tree[0].links.pn != 0 && self.tree[0].links.dn != 0 {
             if spent >= budget {
                 return None;
             }
@@ -115,7 +96,7 @@ impl Owl {
             self.back_up(at);
         }
         self.exact = self.tree[0].exact;
-        Some(self.tree[0].pn == 0)
+        Some(self.tree[0].links.pn == 0)
     }
 
     /// Settles or expands leaf `at`.
@@ -129,47 +110,42 @@ impl Owl {
         };
         if let Some((kill, exact)) = verdict {
             let n = &mut self.tree[at];
-            n.expanded = true;
+            n.links.expanded = true;
             n.exact = exact;
-            (n.pn, n.dn) = if kill { (0, INF) } else { (INF, 0) };
+            (n.links.pn, n.links.dn) = if kill { (0, INF) } else { (INF, 0) };
             return;
         }
         let mut moves = [(PASS, 0u64); 40];
-        let n = self.candidates(node.attacker, &mut moves);
+        let n = self.candidates(node.links.attacker, &mut moves);
         let first = self.tree.len() as u32;
         let board = &*self.work;
         let key_head = (board.stone(self.key) == self.me).then(|| board.head_of(self.key));
         for &(mv, hash) in &moves[..n] {
             let passes = if mv == PASS { node.passes + 1 } else { 0 };
             let lost = node.lost
-                || (node.attacker
+                || (node.links.attacker
                     && mv != PASS
                     && key_head.is_some_and(|h| board.atari_point(h) == Some(usize::from(mv))));
-            let key = hash
-                ^ if node.attacker { 0 } else { ATTACKER_TO_MOVE }
-                ^ if lost { KEY_LOST } else { 0 }
-                ^ if passes == 1 { ONE_PASS } else { 0 };
+            let key =
+                hash ^ if node.links.attacker {
+                    0
+                } else {
+                    ATTACKER_TO_MOVE
+                } ^ if lost { KEY_LOST } else { 0 }
+                    ^ if passes == 1 { ONE_PASS } else { 0 };
             self.tree.push(Node {
                 mv,
                 parent: at as u32,
                 key,
                 lost,
-                first: 0,
-                count: 0,
-                attacker: !node.attacker,
+                links: Links::leaf(!node.links.attacker),
                 passes,
                 depth: node.depth + 1,
-                expanded: false,
                 exact: false,
-                pn: 1,
-                dn: 1,
             });
         }
         let count = (self.tree.len() as u32 - first) as u16;
-        let n = &mut self.tree[at];
-        n.first = first;
-        n.count = count;
-        n.expanded = true;
+        self.tree[at].links.expand(first, count);
     }
 
     /// Whether the position of `node` (on the work board) is settled: a
@@ -213,11 +189,11 @@ impl Owl {
         // space, is read to the end by the enclosure reader: eye shapes,
         // nakade, seki and ko inside a space of a few points.
         if self.survey.shut_in {
-            if let Some(kill) = self.read_enclosed(node.attacker) {
+            if let Some(kill) = self.read_enclosed(node.links.attacker) {
                 return Some((kill, true));
             }
         }
-        if self.survey.alive(node.attacker) {
+        if self.survey.alive(node.links.attacker) {
             return Some((false, true));
         }
         self.survey.room(&self.work, self.me, &self.standing);
@@ -275,36 +251,36 @@ impl Owl {
         let mut up = at;
         loop {
             let node = self.tree[up];
-            if node.count > 0 {
-                let kids =
-                    &self.tree[node.first as usize..(node.first + u32::from(node.count)) as usize];
-                let (pn, dn) = combine(node.attacker, kids);
+            if node.links.count > 0 {
+                let l = node.links;
+                let kids = &self.tree[l.first as usize..l.first as usize + l.count as usize];
+                let (pn, dn) = combine(l.attacker, kids);
                 // A node proven by one child (the attacker's kill, the
                 // owner's life) is as exact as the best such child; one
                 // proven by all of them, as the least.
                 let exact = if pn == 0 {
-                    if node.attacker {
-                        kids.iter().any(|k| k.pn == 0 && k.exact)
+                    if node.links.attacker {
+                        kids.iter().any(|k| k.links.pn == 0 && k.exact)
                     } else {
                         kids.iter().all(|k| k.exact)
                     }
                 } else if dn == 0 {
-                    if node.attacker {
+                    if node.links.attacker {
                         kids.iter().all(|k| k.exact)
                     } else {
-                        kids.iter().any(|k| k.dn == 0 && k.exact)
+                        kids.iter().any(|k| k.links.dn == 0 && k.exact)
                     }
                 } else {
                     false
                 };
-                self.tree[up].pn = pn;
-                self.tree[up].dn = dn;
+                self.tree[up].links.pn = pn;
+                self.tree[up].links.dn = dn;
                 self.tree[up].exact = exact;
             }
             let settled = self.tree[up];
-            if settled.pn == 0 || settled.dn == 0 {
+            if settled.links.pn == 0 || settled.links.dn == 0 {
                 self.table
-                    .insert(settled.key, (settled.pn == 0, settled.exact));
+                    .insert(settled.key, (settled.links.pn == 0, settled.exact));
             }
             if node.parent == u32::MAX {
                 break;
