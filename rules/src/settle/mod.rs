@@ -91,6 +91,7 @@ mod playout;
 mod proof;
 mod reading;
 mod shape;
+mod stamps;
 mod statics;
 #[cfg(test)]
 mod tests;
@@ -98,6 +99,7 @@ mod tests;
 use crate::life::PassAlive;
 use crate::score::{Counter, PointState, Position};
 use crate::{Color, Point};
+use stamps::Stamps;
 
 use crate::board::chains::{neighbours as nbrs, CELLS};
 use enclosure::{Answer, Enclosures, Role, MAX_SACRIFICE};
@@ -346,10 +348,9 @@ pub struct Settler {
     groups: Vec<(u32, u32, u32)>,
     /// Scratch: chains whose kill [`Settler::drop_moot_kills`] forgets.
     moot: Vec<u32>,
-    /// Scratch of [`Settler::drop_moot_kills`]: points seen (stamped with
-    /// `generation`) and the area around a killed group.
-    marks: Vec<u32>,
-    generation: u32,
+    /// Scratch of [`Settler::drop_moot_kills`]: points seen, and the area
+    /// around a killed group.
+    seen: Stamps,
     area: Vec<u16>,
     goal: Vec<usize>,
     seed: u64,
@@ -623,7 +624,7 @@ impl Settler {
         let statics = &self.statics;
         let owl = &self.owl_fates;
         let moot = &mut self.moot;
-        let (marks, generation, area) = (&mut self.marks, &mut self.generation, &mut self.area);
+        let (seen, area) = (&mut self.seen, &mut self.area);
         moot.clear();
         let dead_after =
             |c: usize| chains[c].status == Status::Dead || (owl[c].is_some() && unsure(&chains[c]));
@@ -641,17 +642,12 @@ impl Settler {
             // The group's stones and the empty points around them, out to
             // the stones that wall them in (a small area only: in an open
             // one the walls are not known).
-            *generation = generation.wrapping_add(1);
-            if *generation == 0 {
-                marks.iter_mut().for_each(|m| *m = 0);
-                *generation = 1;
-            }
-            let gen = *generation;
-            marks.resize(statics.cells_len(), 0);
+            seen.fit(statics.cells_len());
+            seen.next_round();
             area.clear();
             for &(_, _, c) in members.iter().filter(|&&(_, _, c)| killed(c as usize)) {
                 for &p in statics.chain(c as usize).1 {
-                    marks[p as usize] = gen;
+                    seen.mark(p as usize);
                     area.push(p);
                 }
             }
@@ -664,10 +660,9 @@ impl Settler {
                 let p = area[i] as usize;
                 i += 1;
                 for q in statics.neighbours(p) {
-                    if marks[q] == gen {
+                    if !seen.mark(q) {
                         continue;
                     }
-                    marks[q] = gen;
                     match statics.color_at(q) {
                         None => {
                             if area.len() >= MOOT_AREA {

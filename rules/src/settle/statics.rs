@@ -24,6 +24,7 @@
 //! confidence for the later layers.
 
 use super::shape::{eye_value, Space};
+use super::stamps::Stamps;
 use super::{Layer, Status};
 use crate::board::flood;
 use crate::life::PassAlive;
@@ -98,8 +99,7 @@ pub(crate) struct Statics {
     potential: Vec<u8>,
     eyes: Vec<u8>,
     strong: Vec<bool>,
-    stamp: Vec<u32>,
-    generation: u32,
+    stamps: Stamps,
     stack: Vec<u16>,
 }
 
@@ -237,9 +237,7 @@ impl Statics {
         }
         self.cells.clear();
         self.cells.extend_from_slice(position.cells());
-        if self.stamp.len() < n.max(1) * 2 {
-            self.stamp.resize(n.max(1) * 2, 0);
-        }
+        self.stamps.fit(n.max(1) * 2);
         // Chains.
         self.chain_of.clear();
         self.chain_of.resize(n, NONE);
@@ -293,15 +291,6 @@ impl Statics {
         self.size.map_or(1, |s| s.width() as usize)
     }
 
-    fn next_generation(&mut self) -> u32 {
-        self.generation = self.generation.wrapping_add(1);
-        if self.generation == 0 {
-            self.stamp.fill(0);
-            self.generation = 1;
-        }
-        self.generation
-    }
-
     /// The colour of the living stone on point `i`, if any.
     fn live(&self, i: usize) -> Option<Color> {
         let color = self.cells[i]?;
@@ -342,7 +331,7 @@ impl Statics {
             );
             self.stack = stack;
             let len = a.points.len() as u32 - start;
-            let g = self.next_generation();
+            self.stamps.next_round();
             let mut invader_liberties = 0;
             for k in start as usize..a.points.len() {
                 let p = a.points[k] as usize;
@@ -350,8 +339,8 @@ impl Statics {
                     continue;
                 }
                 for &q in &self.nbr[p] {
-                    if q != NONE && self.live(q as usize).is_none() && self.stamp[q as usize] != g {
-                        self.stamp[q as usize] = g;
+                    if q != NONE && self.live(q as usize).is_none() && self.stamps.mark(q as usize)
+                    {
                         invader_liberties += 1;
                     }
                 }
@@ -602,12 +591,11 @@ impl Statics {
                 if value == 0 {
                     continue;
                 }
-                let g = self.next_generation();
+                self.stamps.next_round();
                 for k in self.areas[o as usize].border_range(area_id) {
                     let c = self.areas[o as usize].borders[k].1;
                     let r = self.parent[c as usize] as usize;
-                    if self.stamp[r] != g {
-                        self.stamp[r] = g;
+                    if self.stamps.mark(r) {
                         self.potential[r] = self.potential[r].saturating_add(value);
                     }
                 }
@@ -620,12 +608,11 @@ impl Statics {
         if value == 0 {
             return;
         }
-        let g = self.next_generation();
+        self.stamps.next_round();
         for k in self.areas[x as usize].border_range(area_id as usize) {
             let c = self.areas[x as usize].borders[k].1;
             let r = self.parent[c as usize] as usize;
-            if self.stamp[r] != g {
-                self.stamp[r] = g;
+            if self.stamps.mark(r) {
                 if pure {
                     self.pure_eyes[r] = self.pure_eyes[r].saturating_add(value);
                 }
