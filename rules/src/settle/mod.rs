@@ -48,6 +48,12 @@
 //!    liberties kept, the enclosure reading asks whether the opponent,
 //!    moving first, captures it (a straight or bent three, a square four:
 //!    eye shapes random attackers miss; confidence 0.9).
+//!    Then every group holding a chain still unsure is read as a group
+//!    ([`owl`]: can the opponent, moving first, kill it?): a kill makes
+//!    its unsure chains dead; an attack that fails makes its open chains
+//!    alive, when an opponent chain touching it survives its own reading
+//!    too (two groups in contact that each live with the other moving
+//!    first: a seki, or a race neither can start).
 //!    The two ko stones of a double-ko seki, which the playouts take
 //!    as a matter of course, are left standing.
 //!    Last, a tempo fight the playouts left even (an open chain in atari
@@ -344,8 +350,14 @@ pub struct Settler {
     /// what it found.
     owl: Owl,
     owl_fates: Vec<Option<(Status, f32)>>,
+    /// Per chain: whether the reader found its group survives every
+    /// attack it read, exactly.
+    owl_lives: Vec<bool>,
     /// Scratch: (group, chain size, chain) of the chains to read.
     groups: Vec<(u32, u32, u32)>,
+    /// Scratch: (cluster, chain) of the group being read
+    /// ([`split_group`]).
+    clusters: Vec<(u32, u32)>,
     /// Scratch: chains whose kill [`Settler::drop_moot_kills`] forgets.
     moot: Vec<u32>,
     /// Scratch of [`Settler::drop_moot_kills`]: points seen, and the area
@@ -479,11 +491,14 @@ impl Settler {
     /// can the opponent, moving first, kill it? The surer decisions
     /// around it are the standing of the other chains (a chain found alive
     /// is a wall the owner cannot hope to take and a friend worth
-    /// reaching, one found dead is neither). A kill the reader finds
-    /// makes the group's unsure chains dead. Its "the attack fails" is not
-    /// used: measured against the players' results it is right less often
-    /// than the playouts it would replace, because the attacker's moves
-    /// it reads are few.
+    /// reaching, one found dead is neither). A group holding a chain the
+    /// layers are sure of is read in parts without it ([`split_group`]).
+    /// A kill the reader finds makes the part's unsure chains dead. Its
+    /// "the attack fails" decides only open chains (the playouts even),
+    /// and only beside an opponent chain it says the same of
+    /// ([`Settler::keep_mutual_lives`]): alone, measured against the
+    /// players' results, it is right less often than the playouts it
+    /// would replace, because the attacker's moves it reads are few.
     fn read_groups(&mut self, w: usize, chains: &mut [ChainFate]) {
         let m = self.statics.chain_count();
         if self.playouts.start_board().is_none() || !chains.iter().any(unsure) {
@@ -495,54 +510,106 @@ impl Settler {
         };
         self.owl_fates.clear();
         self.owl_fates.resize(m, None);
+        self.owl_lives.clear();
+        self.owl_lives.resize(m, false);
         for members in self.groups.chunk_by(|a, b| a.0 == b.0) {
             if !members.iter().any(|&(_, _, c)| unsure(&chains[c as usize])) {
                 continue;
             }
             let statics = &self.statics;
-            let fates = &*chains;
-            let standing = |cell: usize| {
-                let f = &fates[chain_on(statics, cell, w)];
-                if f.layer == Layer::Benson {
-                    if f.status == Status::Dead {
+            let clusters = &mut self.clusters;
+            split_group(statics, members, chains, clusters);
+            for cluster in clusters.chunk_by(|a, b| a.0 == b.0) {
+                if !cluster.iter().any(|&(_, c)| unsure(&chains[c as usize])) {
+                    continue;
+                }
+                let fates = &*chains;
+                let standing = |cell: usize| {
+                    let f = &fates[chain_on(statics, cell, w)];
+                    if f.layer == Layer::Benson {
+                        if f.status == Status::Dead {
+                            Standing::Dead
+                        } else {
+                            Standing::Sure
+                        }
+                    } else if f.confidence < WALL_CONFIDENCE {
+                        Standing::Open
+                    } else if f.status == Status::Dead {
                         Standing::Dead
                     } else {
-                        Standing::Sure
+                        Standing::Alive
                     }
-                } else if f.confidence < WALL_CONFIDENCE {
-                    Standing::Open
-                } else if f.status == Status::Dead {
-                    Standing::Dead
-                } else {
-                    Standing::Alive
-                }
-            };
-            let goal = &mut self.goal;
-            goal.clear();
-            goal.extend(
-                members
-                    .iter()
-                    .map(|&(_, _, c)| cell_of(statics.chain(c as usize).1[0] as usize, w)),
-            );
-            let answer = self.owl.attack(board, goal, standing, owl::NODE_BUDGET);
-            if answer == Attack::Kills {
-                let sure = if self.owl.exact {
-                    OWL_CONFIDENCE
-                } else {
-                    OWL_JUDGED
                 };
-                for &(_, _, c) in members {
-                    self.owl_fates[c as usize] = Some((Status::Dead, sure));
+                let goal = &mut self.goal;
+                goal.clear();
+                goal.extend(
+                    cluster
+                        .iter()
+                        .map(|&(_, c)| cell_of(statics.chain(c as usize).1[0] as usize, w)),
+                );
+                let answer = self.owl.attack(board, goal, standing, owl::NODE_BUDGET);
+                if answer == Attack::Kills {
+                    let sure = if self.owl.exact {
+                        OWL_CONFIDENCE
+                    } else {
+                        OWL_JUDGED
+                    };
+                    for &(_, c) in cluster {
+                        self.owl_fates[c as usize] = Some((Status::Dead, sure));
+                    }
+                } else if answer == Attack::Fails && self.owl.exact {
+                    for &(_, c) in cluster {
+                        self.owl_lives[c as usize] = true;
+                    }
                 }
             }
         }
         self.check_kills(chains);
-        for (fate, owl) in chains.iter_mut().zip(&self.owl_fates) {
+        self.keep_mutual_lives();
+        for ((fate, owl), &lives) in chains.iter_mut().zip(&self.owl_fates).zip(&self.owl_lives) {
             if let Some((status, confidence)) = *owl {
                 if unsure(fate) {
                     fate.read_as(status, confidence);
                 }
+            } else if lives && fate.is_open() {
+                fate.read_as(Status::Alive, OWL_JUDGED);
             }
+        }
+    }
+
+    /// Keeps the reader's "the attack fails" only for chains next to an
+    /// opponent chain (touching, or sharing a liberty) it says the same
+    /// of: two groups in contact that each survive the other moving first
+    /// live together (a seki, or a race neither can start), which is
+    /// what playouts close to even show. Alone, a failed attack proves
+    /// little: the attacker's moves read are few, and a big group the
+    /// players counted dead often survives them.
+    fn keep_mutual_lives(&mut self) {
+        let statics = &self.statics;
+        let lives = &self.owl_lives;
+        let moot = &mut self.moot;
+        moot.clear();
+        for c in 0..lives.len() {
+            if !lives[c] {
+                continue;
+            }
+            let (color, stones) = statics.chain(c);
+            let partner = stones.iter().any(|&p| {
+                statics
+                    .neighbours(p as usize)
+                    .any(|q| match statics.color_at(q) {
+                        Some(o) => o != color && lives[statics.chain_at(q)],
+                        None => statics.neighbours(q).any(|r| {
+                            statics.color_at(r) == Some(color.other()) && lives[statics.chain_at(r)]
+                        }),
+                    })
+            });
+            if !partner {
+                moot.push(c as u32);
+            }
+        }
+        for &c in &self.moot {
+            self.owl_lives[c as usize] = false;
         }
     }
 
@@ -1388,6 +1455,79 @@ fn read_shut_in(
 }
 
 /// The chain (index into `chains`) with a stone on reading-board `cell`.
+/// The parts of a group to read apart, as (part, chain) in `out`, sorted
+/// by part, the biggest chain of a part first. A group is chains that
+/// border one area or share a liberty ([`Statics::group`]), so at the end
+/// of a game the stones left inside the opponent's area are often one
+/// group with a living group of their colour outside it; read whole, the
+/// living chain is the key and the attack always fails. So when the group
+/// holds a chain the layers found sure (confidence [`WALL_CONFIDENCE`]
+/// or more), those chains are not read: they stand as friends (or as
+/// dead stones) for the rest, and of the rest the chains found dead
+/// split into parts of chains near each other (touching diagonally, or
+/// one empty point apart). An unsure chain found alive in such a group is
+/// not read: it is most often joined to the sure chain in ways the
+/// reading of its part alone misses (read in parts too, such chains were
+/// killed wrongly: on the marked KGS games 390.9 games exact on average
+/// over 16 seeds, against 396.8).
+fn split_group(
+    statics: &Statics,
+    members: &[(u32, u32, u32)],
+    chains: &[ChainFate],
+    out: &mut Vec<(u32, u32)>,
+) {
+    out.clear();
+    let sure = |c: u32| chains[c as usize].confidence >= WALL_CONFIDENCE;
+    if !members.iter().any(|&(_, _, c)| sure(c)) {
+        out.extend(members.iter().map(|&(_, _, c)| (0, c)));
+        return;
+    }
+    out.extend(
+        members
+            .iter()
+            .filter(|&&(_, _, c)| !sure(c) && chains[c as usize].status == Status::Dead)
+            .enumerate()
+            .map(|(i, &(_, _, c))| (i as u32, c)),
+    );
+    let w = statics.width() as i32;
+    let near = |a: u32, b: u32| {
+        let (_, sa) = statics.chain(a as usize);
+        let (_, sb) = statics.chain(b as usize);
+        sa.iter().any(|&p| {
+            let (px, py) = (p as i32 % w, p as i32 / w);
+            sb.iter().any(|&q| {
+                let (dx, dy) = (q as i32 % w - px, q as i32 / w - py);
+                match (dx.abs(), dy.abs()) {
+                    (1, 1) => true,
+                    (2, 0) | (0, 2) => {
+                        let mid = ((py + dy / 2) * w + px + dx / 2) as usize;
+                        statics.color_at(mid).is_none()
+                    }
+                    _ => false,
+                }
+            })
+        })
+    };
+    // Every near pair merges its two parts (relabelled whole, so one pass
+    // over the pairs joins them all): parts are few and small.
+    let n = out.len();
+    for i in 0..n {
+        for j in i + 1..n {
+            let (li, lj) = (out[i].0, out[j].0);
+            if li != lj && near(out[i].1, out[j].1) {
+                let l = li.min(lj);
+                for part in out.iter_mut() {
+                    if part.0 == li || part.0 == lj {
+                        part.0 = l;
+                    }
+                }
+            }
+        }
+    }
+    // Stable: members came biggest first, so each part keeps that order.
+    out.sort_by_key(|&(l, _)| l);
+}
+
 fn chain_on(statics: &Statics, cell: usize, w: usize) -> usize {
     let (x, y) = PlayoutBoard::xy(cell);
     statics.chain_at(y * w + x)

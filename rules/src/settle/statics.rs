@@ -287,7 +287,7 @@ impl Statics {
         }
     }
 
-    fn width(&self) -> usize {
+    pub(crate) fn width(&self) -> usize {
         self.size.map_or(1, |s| s.width() as usize)
     }
 

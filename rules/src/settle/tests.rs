@@ -901,3 +901,207 @@ fn a_proven_kill_inside_a_group_judged_dead_is_no_contradiction() {
     let kills = [Some(OWL_JUDGED), Some(OWL_CONFIDENCE)];
     assert_eq!(kills_standing(Status::Alive, kills), [true, false]);
 }
+
+/// The chains anchored at `found` (SGF points) of `diagram` made open
+/// (the static guess deciding, the playouts even) with the given guess,
+/// then read by the group reader: their fates after it.
+fn read_open<const N: usize>(diagram: &str, found: [(&str, Status); N]) -> [ChainFate; N] {
+    let position = Position::from_diagram(diagram).expect("a valid diagram");
+    let mut settler = Settler::new();
+    let mut out = Settlement::default();
+    settler.settle(&position, &mut out);
+    let mut chains = out.chains.clone();
+    let index = |sgf: &str| {
+        let b = sgf.as_bytes();
+        let p = Point::from_sgf([b[0], b[1]]).expect("a point");
+        chains
+            .iter()
+            .position(|c| c.anchor == p)
+            .expect("a chain anchored there")
+    };
+    let at = found.map(|(sgf, _)| index(sgf));
+    for (&c, (_, status)) in at.iter().zip(found) {
+        chains[c] = ChainFate {
+            status,
+            layer: Layer::Static,
+            confidence: OPEN_CONFIDENCE,
+            ..chains[c]
+        };
+    }
+    let w = position.size().width() as usize;
+    settler.read_groups(w, &mut chains);
+    at.map(|c| chains[c])
+}
+
+#[test]
+fn two_open_groups_in_seki_that_each_survive_the_other_live() {
+    // The eyeless seki: Black's c1 group and White's e1 group share d1
+    // and d2, and neither can take the other. Left open, with the guess
+    // that Black is dead, the reading of each survives the other moving
+    // first, so both live.
+    let [black, white] = read_open(
+        SEKI_WITHOUT_EYES,
+        [("ca", Status::Dead), ("ea", Status::Dead)],
+    );
+    for f in [black, white] {
+        assert_eq!(
+            (f.status, f.layer),
+            (Status::Alive, Layer::Reading),
+            "{f:?}"
+        );
+        assert_eq!(f.confidence, OWL_JUDGED);
+    }
+}
+
+/// Which chains keep the reader's "the attack fails" after
+/// [`Settler::keep_mutual_lives`], in White's framed territory holding
+/// `inside`, when the reader found it of the chains anchored at `lives`.
+fn lives_kept<const N: usize>(inside: [&str; 8], lives: [&str; N]) -> [bool; N] {
+    let d = framed(inside);
+    let position = Position::from_diagram(&d).expect("a valid diagram");
+    let mut settler = Settler::new();
+    let mut out = Settlement::default();
+    settler.settle(&position, &mut out);
+    let at = lives.map(|sgf| {
+        let b = sgf.as_bytes();
+        let p = Point::from_sgf([b[0], b[1]]).expect("a point");
+        out.chains
+            .iter()
+            .position(|c| c.anchor == p)
+            .expect("a chain anchored there")
+    });
+    settler.owl_lives.clear();
+    settler.owl_lives.resize(out.chains.len(), false);
+    for &c in &at {
+        settler.owl_lives[c] = true;
+    }
+    settler.keep_mutual_lives();
+    at.map(|c| settler.owl_lives[c])
+}
+
+/// Black's block of four (df) and White's two stones touching it (fg),
+/// and a lone White stone (fc) away from both (SGF points).
+const TWO_IN_CONTACT_AND_ONE_APART: [&str; 8] = [
+    ". . . .", ". . O .", ". . . .", ". . . .", "X X . .", "X X O .", ". . O .", ". . . .",
+];
+
+#[test]
+fn a_failed_attack_stands_only_beside_a_partner_that_survives_too() {
+    let inside = TWO_IN_CONTACT_AND_ONE_APART;
+    // Touching: both keep it.
+    assert_eq!(lives_kept(inside, ["df", "fg"]), [true, true]);
+    // Alone, each loses it, and so does the stone apart.
+    assert_eq!(lives_kept(inside, ["df"]), [false]);
+    assert_eq!(lives_kept(inside, ["fg"]), [false]);
+    assert_eq!(lives_kept(inside, ["fc"]), [false]);
+    // A partner must be of the other colour and next to it.
+    assert_eq!(lives_kept(inside, ["df", "fc"]), [false, false]);
+}
+
+/// Black stones in White's framed territory (SGF points): two touching
+/// diagonally (ec, fd), one a jump from them (ff, over the empty fe), one
+/// apart (ei), and a block of two (dg) to stand for a chain found sure.
+const STONES_TO_SPLIT: [&str; 8] = [
+    ". . . .", ". X . .", ". . X .", ". . . .", ". . X .", "X . . .", "X . . .", ". X . .",
+];
+
+/// The parts [`split_group`] makes of those chains read as one group,
+/// when the block is found `block` (sure when `sure`), the others dead
+/// and unsure: for each chain (by SGF anchor) its part, or none when it
+/// is not read.
+fn parts(block: Status, sure: bool) -> Vec<(String, Option<u32>)> {
+    let d = framed(STONES_TO_SPLIT);
+    let position = Position::from_diagram(&d).expect("a valid diagram");
+    let mut settler = Settler::new();
+    let mut out = Settlement::default();
+    settler.settle(&position, &mut out);
+    let mut chains = out.chains.clone();
+    let anchors = ["ec", "fd", "ff", "dg", "ei"];
+    let at: Vec<usize> = anchors
+        .iter()
+        .map(|sgf| {
+            let b = sgf.as_bytes();
+            let p = Point::from_sgf([b[0], b[1]]).expect("a point");
+            chains.iter().position(|c| c.anchor == p).expect("a chain")
+        })
+        .collect();
+    for &c in &at {
+        chains[c].status = Status::Dead;
+        chains[c].layer = Layer::Playouts;
+        chains[c].confidence = 0.4;
+    }
+    let block_at = at[3];
+    chains[block_at].status = block;
+    chains[block_at].confidence = if sure { 0.9 } else { 0.4 };
+    let members: Vec<(u32, u32, u32)> = at
+        .iter()
+        .map(|&c| (0, chains[c].stones, c as u32))
+        .collect();
+    let mut out = Vec::new();
+    split_group(&settler.statics, &members, &chains, &mut out);
+    anchors
+        .iter()
+        .zip(&at)
+        .map(|(a, &c)| {
+            let part = out.iter().find(|&&(_, m)| m as usize == c).map(|&(p, _)| p);
+            (a.to_string(), part)
+        })
+        .collect()
+}
+
+#[test]
+fn a_group_without_a_sure_chain_is_read_whole() {
+    let p = parts(Status::Dead, false);
+    assert!(p.iter().all(|(_, part)| *part == Some(0)), "{p:?}");
+}
+
+#[test]
+fn a_group_with_a_sure_chain_is_read_in_parts_without_it() {
+    let p = parts(Status::Alive, true);
+    let part = |a: &str| p.iter().find(|(x, _)| x == a).expect("listed").1;
+    assert_eq!(part("dg"), None, "the sure block is not read: {p:?}");
+    assert!(part("ec").is_some(), "{p:?}");
+    assert_eq!(part("ec"), part("fd"), "diagonal: one part, {p:?}");
+    assert_eq!(part("fd"), part("ff"), "a jump over an empty point: {p:?}");
+    assert_ne!(part("ff"), part("ei"), "apart: {p:?}");
+    assert!(part("ei").is_some(), "{p:?}");
+}
+
+#[test]
+fn only_the_chains_found_dead_are_read_apart_from_a_sure_chain() {
+    // The reader's kill of a part is trusted, its "fails" only beside a
+    // partner: an unsure chain found alive stays with the sure one, whose
+    // life the reading of its part would miss.
+    let d = framed(STONES_TO_SPLIT);
+    let position = Position::from_diagram(&d).expect("a valid diagram");
+    let mut settler = Settler::new();
+    let mut out = Settlement::default();
+    settler.settle(&position, &mut out);
+    let mut chains = out.chains.clone();
+    let find = |chains: &[ChainFate], sgf: &str| {
+        let b = sgf.as_bytes();
+        let p = Point::from_sgf([b[0], b[1]]).expect("a point");
+        chains.iter().position(|c| c.anchor == p).expect("a chain")
+    };
+    let (sure, alive, dead) = (
+        find(&chains, "dg"),
+        find(&chains, "ei"),
+        find(&chains, "ec"),
+    );
+    for (c, status, confidence) in [
+        (sure, Status::Alive, 0.9),
+        (alive, Status::Alive, 0.4),
+        (dead, Status::Dead, 0.4),
+    ] {
+        chains[c].status = status;
+        chains[c].layer = Layer::Playouts;
+        chains[c].confidence = confidence;
+    }
+    let members: Vec<(u32, u32, u32)> = [sure, alive, dead]
+        .iter()
+        .map(|&c| (0, chains[c].stones, c as u32))
+        .collect();
+    let mut parts = Vec::new();
+    split_group(&settler.statics, &members, &chains, &mut parts);
+    assert_eq!(parts, [(0, dead as u32)]);
+}
