@@ -793,6 +793,28 @@ const STONES_INSIDE_A_DEAD_GROUP: [&str; 8] = [
     ". . . .", ". . . .", ". . . .", ". . . .", ". . . .", "X X X X", "X O O X", "X . . X",
 ];
 
+/// A settler that has settled `diagram` (its scratch still holding that
+/// position, for the steps a test calls on their own), the position, and
+/// the chains it found.
+fn settled(diagram: &str) -> (Settler, Position, Vec<ChainFate>) {
+    let position = Position::from_diagram(diagram).expect("a valid diagram");
+    let mut settler = Settler::new();
+    let mut out = Settlement::default();
+    settler.settle(&position, &mut out);
+    (settler, position, out.chains)
+}
+
+/// The index of the chain anchored at SGF point `sgf` (its first stone,
+/// row by row).
+fn anchored(chains: &[ChainFate], sgf: &str) -> usize {
+    let b = sgf.as_bytes();
+    let p = Point::from_sgf([b[0], b[1]]).expect("a point");
+    chains
+        .iter()
+        .position(|c| c.anchor == p)
+        .expect("a chain anchored there")
+}
+
 /// Which of the group reader's kills stand (`kills`: the reader's
 /// confidence in each kill, none when it found none), in White's framed
 /// territory holding `inside`, when the layers found the chains anchored
@@ -802,21 +824,8 @@ fn kills_standing_in<const N: usize>(
     found: [(&str, Status); N],
     kills: [Option<f32>; N],
 ) -> [bool; N] {
-    let d = framed(inside);
-    let position = Position::from_diagram(&d).expect("a valid diagram");
-    let mut settler = Settler::new();
-    let mut out = Settlement::default();
-    settler.settle(&position, &mut out);
-    let mut chains = out.chains.clone();
-    let index = |sgf: &str| {
-        let b = sgf.as_bytes();
-        let p = Point::from_sgf([b[0], b[1]]).expect("a point");
-        chains
-            .iter()
-            .position(|c| c.anchor == p)
-            .expect("a chain anchored there")
-    };
-    let at = found.map(|(sgf, _)| index(sgf));
+    let (mut settler, _, mut chains) = settled(&framed(inside));
+    let at = found.map(|(sgf, _)| anchored(&chains, sgf));
     for (&c, (_, status)) in at.iter().zip(found) {
         chains[c] = ChainFate {
             status,
@@ -906,20 +915,8 @@ fn a_proven_kill_inside_a_group_judged_dead_is_no_contradiction() {
 /// (the static guess deciding, the playouts even) with the given guess,
 /// then read by the group reader: their fates after it.
 fn read_open<const N: usize>(diagram: &str, found: [(&str, Status); N]) -> [ChainFate; N] {
-    let position = Position::from_diagram(diagram).expect("a valid diagram");
-    let mut settler = Settler::new();
-    let mut out = Settlement::default();
-    settler.settle(&position, &mut out);
-    let mut chains = out.chains.clone();
-    let index = |sgf: &str| {
-        let b = sgf.as_bytes();
-        let p = Point::from_sgf([b[0], b[1]]).expect("a point");
-        chains
-            .iter()
-            .position(|c| c.anchor == p)
-            .expect("a chain anchored there")
-    };
-    let at = found.map(|(sgf, _)| index(sgf));
+    let (mut settler, position, mut chains) = settled(diagram);
+    let at = found.map(|(sgf, _)| anchored(&chains, sgf));
     for (&c, (_, status)) in at.iter().zip(found) {
         chains[c] = ChainFate {
             status,
@@ -957,21 +954,10 @@ fn two_open_groups_in_seki_that_each_survive_the_other_live() {
 /// [`Settler::keep_mutual_lives`], in White's framed territory holding
 /// `inside`, when the reader found it of the chains anchored at `lives`.
 fn lives_kept<const N: usize>(inside: [&str; 8], lives: [&str; N]) -> [bool; N] {
-    let d = framed(inside);
-    let position = Position::from_diagram(&d).expect("a valid diagram");
-    let mut settler = Settler::new();
-    let mut out = Settlement::default();
-    settler.settle(&position, &mut out);
-    let at = lives.map(|sgf| {
-        let b = sgf.as_bytes();
-        let p = Point::from_sgf([b[0], b[1]]).expect("a point");
-        out.chains
-            .iter()
-            .position(|c| c.anchor == p)
-            .expect("a chain anchored there")
-    });
+    let (mut settler, _, chains) = settled(&framed(inside));
+    let at = lives.map(|sgf| anchored(&chains, sgf));
     settler.owl_lives.clear();
-    settler.owl_lives.resize(out.chains.len(), false);
+    settler.owl_lives.resize(chains.len(), false);
     for &c in &at {
         settler.owl_lives[c] = true;
     }
@@ -1010,21 +996,9 @@ const STONES_TO_SPLIT: [&str; 8] = [
 /// and unsure: for each chain (by SGF anchor) its part, or none when it
 /// is not read.
 fn parts(block: Status, sure: bool) -> Vec<(String, Option<u32>)> {
-    let d = framed(STONES_TO_SPLIT);
-    let position = Position::from_diagram(&d).expect("a valid diagram");
-    let mut settler = Settler::new();
-    let mut out = Settlement::default();
-    settler.settle(&position, &mut out);
-    let mut chains = out.chains.clone();
+    let (settler, _, mut chains) = settled(&framed(STONES_TO_SPLIT));
     let anchors = ["ec", "fd", "ff", "dg", "ei"];
-    let at: Vec<usize> = anchors
-        .iter()
-        .map(|sgf| {
-            let b = sgf.as_bytes();
-            let p = Point::from_sgf([b[0], b[1]]).expect("a point");
-            chains.iter().position(|c| c.anchor == p).expect("a chain")
-        })
-        .collect();
+    let at: Vec<usize> = anchors.iter().map(|a| anchored(&chains, a)).collect();
     for &c in &at {
         chains[c].status = Status::Dead;
         chains[c].layer = Layer::Playouts;
@@ -1072,22 +1046,8 @@ fn only_the_chains_found_dead_are_read_apart_from_a_sure_chain() {
     // The reader's kill of a part is trusted, its "fails" only beside a
     // partner: an unsure chain found alive stays with the sure one, whose
     // life the reading of its part would miss.
-    let d = framed(STONES_TO_SPLIT);
-    let position = Position::from_diagram(&d).expect("a valid diagram");
-    let mut settler = Settler::new();
-    let mut out = Settlement::default();
-    settler.settle(&position, &mut out);
-    let mut chains = out.chains.clone();
-    let find = |chains: &[ChainFate], sgf: &str| {
-        let b = sgf.as_bytes();
-        let p = Point::from_sgf([b[0], b[1]]).expect("a point");
-        chains.iter().position(|c| c.anchor == p).expect("a chain")
-    };
-    let (sure, alive, dead) = (
-        find(&chains, "dg"),
-        find(&chains, "ei"),
-        find(&chains, "ec"),
-    );
+    let (settler, _, mut chains) = settled(&framed(STONES_TO_SPLIT));
+    let [sure, alive, dead] = ["dg", "ei", "ec"].map(|a| anchored(&chains, a));
     for (c, status, confidence) in [
         (sure, Status::Alive, 0.9),
         (alive, Status::Alive, 0.4),
