@@ -53,7 +53,11 @@
 //!    its unsure chains dead; an attack that fails makes its open chains
 //!    alive, when an opponent chain touching it survives its own reading
 //!    too (two groups in contact that each live with the other moving
-//!    first: a seki, or a race neither can start).
+//!    first: a seki, or a race neither can start). A group holding a
+//!    chain the layers are sure of is read without it, in parts; an open
+//!    chain near such a part, and near no sure living chain, takes its
+//!    neighbours' playout answer (dead) for its guess, since the static
+//!    guess was the whole group's.
 //!    The two ko stones of a double-ko seki, which the playouts take
 //!    as a matter of course, are left standing.
 //!    Last, a tempo fight the playouts left even (an open chain in atari
@@ -358,6 +362,9 @@ pub struct Settler {
     /// Scratch: (cluster, chain) of the group being read
     /// ([`split_group`]).
     clusters: Vec<(u32, u32)>,
+    /// Scratch: open chains whose guess follows the dead chains near them
+    /// ([`follow_parts`]).
+    follow: Vec<u32>,
     /// Scratch: chains whose kill [`Settler::drop_moot_kills`] forgets.
     moot: Vec<u32>,
     /// Scratch of [`Settler::drop_moot_kills`]: points seen, and the area
@@ -512,13 +519,16 @@ impl Settler {
         self.owl_fates.resize(m, None);
         self.owl_lives.clear();
         self.owl_lives.resize(m, false);
+        self.follow.clear();
         for members in self.groups.chunk_by(|a, b| a.0 == b.0) {
             if !members.iter().any(|&(_, _, c)| unsure(&chains[c as usize])) {
                 continue;
             }
             let statics = &self.statics;
             let clusters = &mut self.clusters;
-            split_group(statics, members, chains, clusters);
+            if split_group(statics, members, chains, clusters) {
+                follow_parts(statics, members, chains, clusters, &mut self.follow);
+            }
             for cluster in clusters.chunk_by(|a, b| a.0 == b.0) {
                 if !cluster.iter().any(|&(_, c)| unsure(&chains[c as usize])) {
                     continue;
@@ -573,6 +583,12 @@ impl Settler {
                 }
             } else if lives && fate.is_open() {
                 fate.read_as(Status::Alive, OWL_JUDGED);
+            }
+        }
+        for &c in &self.follow {
+            let fate = &mut chains[c as usize];
+            if fate.is_open() {
+                fate.status = Status::Dead;
             }
         }
     }
@@ -1454,7 +1470,50 @@ fn read_shut_in(
     }
 }
 
-/// The chain (index into `chains`) with a stone on reading-board `cell`.
+/// The open chains of a group [`split_group`] split (in `parts`) whose
+/// static guess gives way to the playouts' answer for the chains near
+/// them, pushed onto `out`: those near a chain of a part (found dead by
+/// the playouts, unsure), or near an open chain that follows, and near
+/// no chain found sure and alive. The guess is the whole group's, and the
+/// group holds a sure chain its dead-leaning chains do not live with, so
+/// the guess says nothing of the open chain; the playouts of its
+/// neighbours do. It stays a guess (the layer and confidence of an open
+/// chain), so a record's result may still choose it. Without it, such
+/// chains came out dead or alive with the playout seed: on the marked
+/// KGS games one game moved with the seed (2017-02-17-11), none with it.
+fn follow_parts(
+    statics: &Statics,
+    members: &[(u32, u32, u32)],
+    chains: &[ChainFate],
+    parts: &[(u32, u32)],
+    out: &mut Vec<u32>,
+) {
+    // Through other open chains too: a chain near one that follows
+    // follows. Groups are small, so passes until nothing changes.
+    let start = out.len();
+    loop {
+        let before = out.len();
+        for &(_, _, c) in members {
+            if !chains[c as usize].is_open() || out[start..].contains(&c) {
+                continue;
+            }
+            let near = |d: u32| near_chains(statics, c as usize, d as usize);
+            let by_dead =
+                parts.iter().any(|&(_, d)| near(d)) || out[start..].iter().any(|&d| near(d));
+            let by_living = members.iter().any(|&(_, _, d)| {
+                let g = &chains[d as usize];
+                g.confidence >= WALL_CONFIDENCE && g.status != Status::Dead && near(d)
+            });
+            if by_dead && !by_living {
+                out.push(c);
+            }
+        }
+        if out.len() == before {
+            break;
+        }
+    }
+}
+
 /// The parts of a group to read apart, as (part, chain) in `out`, sorted
 /// by part, the biggest chain of a part first. A group is chains that
 /// border one area or share a liberty ([`Statics::group`]), so at the end
@@ -1464,10 +1523,10 @@ fn read_shut_in(
 /// holds a chain the layers found sure (confidence [`WALL_CONFIDENCE`]
 /// or more), those chains are not read: they stand as friends (or as
 /// dead stones) for the rest, and of the rest the chains found dead
-/// split into parts of chains near each other (touching diagonally, or
-/// one empty point apart). An unsure chain found alive in such a group is
-/// not read: it is most often joined to the sure chain in ways the
-/// reading of its part alone misses (read in parts too, such chains were
+/// split into parts of chains near each other ([`near_chains`]). An
+/// unsure chain found alive in such a group is not read: it is most
+/// often joined to the sure chain in ways the reading of its part alone
+/// misses (read in parts too, such chains were
 /// killed wrongly: on the marked KGS games 390.9 games exact on average
 /// over 16 seeds, against 396.8).
 fn split_group(
@@ -1475,12 +1534,12 @@ fn split_group(
     members: &[(u32, u32, u32)],
     chains: &[ChainFate],
     out: &mut Vec<(u32, u32)>,
-) {
+) -> bool {
     out.clear();
     let sure = |c: u32| chains[c as usize].confidence >= WALL_CONFIDENCE;
     if !members.iter().any(|&(_, _, c)| sure(c)) {
         out.extend(members.iter().map(|&(_, _, c)| (0, c)));
-        return;
+        return false;
     }
     out.extend(
         members
@@ -1489,25 +1548,7 @@ fn split_group(
             .enumerate()
             .map(|(i, &(_, _, c))| (i as u32, c)),
     );
-    let w = statics.width() as i32;
-    let near = |a: u32, b: u32| {
-        let (_, sa) = statics.chain(a as usize);
-        let (_, sb) = statics.chain(b as usize);
-        sa.iter().any(|&p| {
-            let (px, py) = (p as i32 % w, p as i32 / w);
-            sb.iter().any(|&q| {
-                let (dx, dy) = (q as i32 % w - px, q as i32 / w - py);
-                match (dx.abs(), dy.abs()) {
-                    (1, 1) => true,
-                    (2, 0) | (0, 2) => {
-                        let mid = ((py + dy / 2) * w + px + dx / 2) as usize;
-                        statics.color_at(mid).is_none()
-                    }
-                    _ => false,
-                }
-            })
-        })
-    };
+    let near = |a: u32, b: u32| near_chains(statics, a as usize, b as usize);
     // Every near pair merges its two parts (relabelled whole, so one pass
     // over the pairs joins them all): parts are few and small.
     let n = out.len();
@@ -1526,8 +1567,34 @@ fn split_group(
     }
     // Stable: members came biggest first, so each part keeps that order.
     out.sort_by_key(|&(l, _)| l);
+    true
 }
 
+/// Whether two chains of one colour are close enough to be read as one
+/// part of a group: touching diagonally (not across two opponent stones,
+/// which cut them), or one empty point apart.
+fn near_chains(statics: &Statics, a: usize, b: usize) -> bool {
+    let w = statics.width() as i32;
+    let (color, sa) = statics.chain(a);
+    let (_, sb) = statics.chain(b);
+    let opponent = |x: i32, y: i32| statics.color_at((y * w + x) as usize) == Some(color.other());
+    sa.iter().any(|&p| {
+        let (px, py) = (p as i32 % w, p as i32 / w);
+        sb.iter().any(|&q| {
+            let (dx, dy) = (q as i32 % w - px, q as i32 / w - py);
+            match (dx.abs(), dy.abs()) {
+                (1, 1) => !(opponent(px + dx, py) && opponent(px, py + dy)),
+                (2, 0) | (0, 2) => {
+                    let mid = ((py + dy / 2) * w + px + dx / 2) as usize;
+                    statics.color_at(mid).is_none()
+                }
+                _ => false,
+            }
+        })
+    })
+}
+
+/// The chain (index into `chains`) with a stone on reading-board `cell`.
 fn chain_on(statics: &Statics, cell: usize, w: usize) -> usize {
     let (x, y) = PlayoutBoard::xy(cell);
     statics.chain_at(y * w + x)

@@ -1065,3 +1065,115 @@ fn only_the_chains_found_dead_are_read_apart_from_a_sure_chain() {
     split_group(&settler.statics, &members, &chains, &mut parts);
     assert_eq!(parts, [(0, dead as u32)]);
 }
+
+#[test]
+fn a_diagonal_across_two_opponent_stones_is_no_nearness() {
+    let near = |inside: [&str; 8]| {
+        let (settler, _, chains) = settled(&framed(inside));
+        let [a, b] = ["ec", "fd"].map(|p| anchored(&chains, p));
+        near_chains(&settler.statics, a, b)
+    };
+    let empty = ". . . .";
+    let cut = [
+        empty, ". X O .", ". O X .", empty, empty, empty, empty, empty,
+    ];
+    let open = [
+        empty, ". X O .", ". . X .", empty, empty, empty, empty, empty,
+    ];
+    assert!(!near(cut), "both shoulders White's: cut");
+    assert!(near(open), "one shoulder empty: near");
+}
+
+/// The open chains [`follow_parts`] lets follow, of STONES_TO_SPLIT read
+/// as one group with the block (dg) sure and alive, the chains at `dead`
+/// found dead by the playouts and those at `open` left open.
+fn followers<const N: usize>(dead: &[&str], open: [&str; N]) -> [bool; N] {
+    let (settler, _, mut chains) = settled(&framed(STONES_TO_SPLIT));
+    let set = |chains: &mut [ChainFate], p: &str, status, layer, confidence| {
+        let c = anchored(chains, p);
+        chains[c] = ChainFate {
+            status,
+            layer,
+            confidence,
+            ..chains[c]
+        };
+        c as u32
+    };
+    let mut members = vec![set(&mut chains, "dg", Status::Alive, Layer::Playouts, 0.9)];
+    for p in dead {
+        members.push(set(&mut chains, p, Status::Dead, Layer::Playouts, 0.4));
+    }
+    let open = open.map(|p| {
+        set(
+            &mut chains,
+            p,
+            Status::Alive,
+            Layer::Static,
+            OPEN_CONFIDENCE,
+        )
+    });
+    members.extend(open);
+    let members: Vec<(u32, u32, u32)> = members.iter().map(|&c| (0, 1, c)).collect();
+    let mut parts = Vec::new();
+    assert!(split_group(&settler.statics, &members, &chains, &mut parts));
+    let mut out = Vec::new();
+    follow_parts(&settler.statics, &members, &chains, &parts, &mut out);
+    open.map(|c| out.contains(&c))
+}
+
+#[test]
+fn an_open_chain_near_dead_ones_follows_them_unless_near_a_living_one() {
+    // ff is a jump from fd; ei touches the living block diagonally.
+    assert_eq!(followers(&["ec", "fd"], ["ff", "ei"]), [true, false]);
+    // Through an open chain that follows: ff is near fd only.
+    assert_eq!(followers(&["ec"], ["fd", "ff"]), [true, true]);
+    // Near no dead chain: the guess stands.
+    assert_eq!(followers(&[], ["ff"]), [false]);
+}
+
+/// Black stones on an open board that are one group, each sharing a
+/// liberty with the next (SGF points): db, ec and fd diagonally, ff a
+/// jump from fd; White's line below.
+const ONE_GROUP_OF_STONES: &str = "
+    . . . . . . . . .
+    . . . X . . . . .
+    . . . . X . . . .
+    . . . . . X . . .
+    . . . . . . . . .
+    . . . . . X . . .
+    . . . . . . . . .
+    O O O O O O O O O
+    . . . . . . . . .";
+
+#[test]
+fn an_open_chain_that_follows_is_guessed_dead_and_stays_open() {
+    // db found sure and alive, ec and fd dead, ff left open with the
+    // guess alive (the group's, with db in it): ff follows fd.
+    let (mut settler, position, mut chains) = settled(ONE_GROUP_OF_STONES);
+    let group = |chains: &[ChainFate], p: &str| settler.statics.group(anchored(chains, p));
+    assert!(
+        ["ec", "fd", "ff"]
+            .iter()
+            .all(|p| group(&chains, p) == group(&chains, "db")),
+        "the drawing is one group"
+    );
+    for (p, status, layer, confidence) in [
+        ("db", Status::Alive, Layer::Playouts, 0.9),
+        ("ec", Status::Dead, Layer::Playouts, 0.4),
+        ("fd", Status::Dead, Layer::Playouts, 0.4),
+        ("ff", Status::Alive, Layer::Static, OPEN_CONFIDENCE),
+    ] {
+        let c = anchored(&chains, p);
+        chains[c] = ChainFate {
+            status,
+            layer,
+            confidence,
+            ..chains[c]
+        };
+    }
+    let ff = anchored(&chains, "ff");
+    settler.read_groups(position.size().width() as usize, &mut chains);
+    let f = chains[ff];
+    assert_eq!(f.status, Status::Dead, "{f:?}");
+    assert!(f.is_open(), "still a guess: {f:?}");
+}
