@@ -89,13 +89,16 @@ fn jobs_under_faults_each_equal_their_local_run() {
         assert_eq!(marker_job(out), job, "{} is job {job}'s", out.display());
         assert_same_as_local(out, &local);
     }
-    // The faults were real: leases lapsed (pause, partition, kill), and
-    // the worker behind the proxy lost the coordinator.
+    // The faults were real: leases lapsed, and the worker behind the proxy
+    // lost the coordinator. A worker paused or killed between two shards
+    // holds no lease to lapse (shards here take a fraction of a second),
+    // so how many of the three faults lapse one is the timing's: at least
+    // one does (seen: 1 once in CI, 2 or more otherwise).
     let lapsed: u64 = [j1, j2, j3, j4, j5]
         .iter()
         .map(|j| status(&addr, *j)["lease_expiries"].as_u64().unwrap())
         .sum();
-    assert!(lapsed >= 2, "{lapsed} leases lapsed");
+    assert!(lapsed >= 1, "{lapsed} leases lapsed");
     let cut = wp.log();
     assert!(
         cut.contains("heartbeat failed")
