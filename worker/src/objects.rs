@@ -230,18 +230,20 @@ impl ObjectError {
                 "no such bucket: check its name, and AWS_ENDPOINT_URL for S3-compatible servers"
                     .to_string()
             }
-            _ if chain.contains("InvalidAccessKeyId")
-                || chain.contains("SignatureDoesNotMatch")
-                || chain.contains("403")
-                || chain.contains("Forbidden") =>
-            {
-                format!("access refused: check {credentials} (and the bucket's policy)")
-            }
+            // Before the access checks: the client's refusal of an
+            // http:// endpoint names the URL, whose port may hold "403".
             _ if chain.contains("builder error")
                 || chain.contains("URL scheme is not allowed")
                 || chain.contains("HTTP") && chain.contains("allow") =>
             {
                 format!("cannot use the endpoint {endpoint}: for a plain http:// endpoint set AWS_ALLOW_HTTP=true")
+            }
+            _ if chain.contains("InvalidAccessKeyId")
+                || chain.contains("SignatureDoesNotMatch")
+                || has_status(&chain, "403")
+                || chain.contains("Forbidden") =>
+            {
+                format!("access refused: check {credentials} (and the bucket's policy)")
             }
             _ if scheme != Scheme::S3
                 && (chain.contains("connect")
@@ -273,6 +275,17 @@ impl ObjectError {
 }
 
 /// The runtime object requests run on.
+/// Whether `chain` holds the HTTP status `code` as a word of its own: not
+/// a part of a longer number, a port (`:33403`) or a duration.
+fn has_status(chain: &str, code: &str) -> bool {
+    chain.match_indices(code).any(|(i, _)| {
+        let before = chain[..i].chars().next_back();
+        let after = chain[i + code.len()..].chars().next();
+        !before.is_some_and(|c| c.is_ascii_alphanumeric() || c == ':' || c == '.')
+            && !after.is_some_and(|c| c.is_ascii_alphanumeric() || c == '.')
+    })
+}
+
 fn runtime() -> &'static tokio::runtime::Runtime {
     static RT: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
     RT.get_or_init(|| {
@@ -934,6 +947,20 @@ impl Drop for Scratch {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_status_is_a_word_not_a_port_or_a_number() {
+        use super::has_status;
+        assert!(has_status("Client error with status 403 Forbidden", "403"));
+        assert!(has_status("status: 403", "403"));
+        assert!(!has_status(
+            "GET http://127.0.0.1:33403/empty?list-type=2",
+            "403"
+        ));
+        assert!(!has_status("GET http://127.0.0.1:4030/x", "403"));
+        assert!(!has_status("in 1403 ms", "403"));
+        assert!(!has_status("in 403.2µs", "403"));
+    }
+
     use super::*;
 
     #[test]
