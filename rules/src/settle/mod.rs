@@ -509,6 +509,10 @@ impl Settler {
     /// ([`Settler::keep_mutual_lives`]): alone, measured against the
     /// players' results, it is right less often than the playouts it
     /// would replace, because the attacker's moves it reads are few.
+    /// The groups of a position share a pool of positions to read
+    /// ([`owl::POSITION_POOL`]): the first (the biggest) may read up to
+    /// [`owl::GROUP_BUDGET`] each, every group at least
+    /// [`owl::NODE_BUDGET`].
     fn read_groups(&mut self, w: usize, chains: &mut [ChainFate]) {
         let m = self.statics.chain_count();
         if self.playouts.start_board().is_none() || !chains.iter().any(unsure) {
@@ -523,6 +527,7 @@ impl Settler {
         self.owl_lives.clear();
         self.owl_lives.resize(m, false);
         self.follow.clear();
+        let mut pool = owl::POSITION_POOL;
         for members in self.groups.chunk_by(|a, b| a.0 == b.0) {
             if !members.iter().any(|&(_, _, c)| unsure(&chains[c as usize])) {
                 continue;
@@ -560,7 +565,11 @@ impl Settler {
                         .iter()
                         .map(|&(_, c)| cell_of(statics.chain(c as usize).1[0] as usize, w)),
                 );
-                let answer = self.owl.attack(board, goal, standing, owl::NODE_BUDGET);
+                let budget = pool.clamp(owl::NODE_BUDGET, owl::GROUP_BUDGET);
+                let before = self.owl.expanded;
+                let answer = self.owl.attack(board, goal, standing, budget);
+                let used = u32::try_from(self.owl.expanded - before).unwrap_or(u32::MAX);
+                pool = pool.saturating_sub(used);
                 if answer == Attack::Kills {
                     let sure = if self.owl.exact {
                         OWL_CONFIDENCE

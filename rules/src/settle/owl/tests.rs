@@ -5,7 +5,7 @@
 
 use super::super::playout::PlayoutBoard;
 use super::super::tests as boards;
-use super::{Attack, Owl, Standing, NODE_BUDGET};
+use super::{Attack, Owl, Standing, GROUP_BUDGET, NODE_BUDGET};
 use crate::life::PassAlive;
 use crate::score::Position;
 use crate::Point;
@@ -15,6 +15,11 @@ use crate::Point;
 /// chains are sure, stones in the other colour's unconditional territory
 /// dead.
 fn read(diagram: &str, points: &[&str]) -> (Attack, u64) {
+    read_within(diagram, points, NODE_BUDGET)
+}
+
+/// [`read`] within `budget` positions.
+fn read_within(diagram: &str, points: &[&str], budget: u32) -> (Attack, u64) {
     let position = Position::from_diagram(diagram).expect("a valid diagram");
     let board = PlayoutBoard::from_diagram(diagram);
     let benson = PassAlive::of(&position);
@@ -43,7 +48,7 @@ fn read(diagram: &str, points: &[&str]) -> (Attack, u64) {
     };
     let _ = w;
     let mut owl = Owl::default();
-    let answer = owl.attack(&board, &goal, standing, NODE_BUDGET);
+    let answer = owl.attack(&board, &goal, standing, budget);
     (answer, owl.expanded)
 }
 
@@ -191,4 +196,35 @@ const RACE_WON_FROM_OUTSIDE: &str = "
 #[test]
 fn a_race_is_won_by_filling_the_attackers_outside_liberties() {
     lives(RACE_WON_FROM_OUTSIDE, &["gb"]);
+}
+
+/// A position from a generated game (verdict's self-play, 11x11, seed 4,
+/// cut at 55% of its moves): Black's five stones on the left edge (a8 to
+/// a11, b8) with White's b9 inside are killed when White moves first, as
+/// GNU Go's `owl_attack` also finds (and `owl_defend` saves them when
+/// Black does). The kill is a long line with many answers for Black:
+/// more positions than a group's minimum budget, within the most a group
+/// may read while its position's pool lasts.
+const LONG_KILL: &str = "
+    O O . X X O . O . X .
+    O O O O O O X X O O O
+    . O X O . O O X X . O
+    O X X O . . X . X O X
+    . O . O O X . X O . X
+    O . O O . X . X . X .
+    . O . O X X X . X X .
+    X X . X . O X X . O X
+    X O . . O . O O O . X
+    X . . O . X . X O . X
+    X . O X X X . X X O O";
+
+#[test]
+fn a_long_kill_is_read_within_the_group_budget() {
+    let (answer, nodes) = read_within(LONG_KILL, &["ah"], GROUP_BUDGET);
+    assert_eq!(answer, Attack::Kills, "after {nodes} positions");
+    // Were it found within the minimum, the budget above it would be
+    // untested here: pick a longer kill then.
+    assert!(nodes > u64::from(NODE_BUDGET), "found in {nodes} positions");
+    let (answer, _) = read_within(LONG_KILL, &["ah"], NODE_BUDGET);
+    assert_eq!(answer, Attack::Unknown);
 }
