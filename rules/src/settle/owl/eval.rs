@@ -32,16 +32,6 @@ const DOMAIN_PASSES: usize = 6;
 /// Room counted at most: more is two eyes' worth anyway.
 const ROOM_CAP: usize = 16;
 
-/// For each neighbour of a point, in the order of [`nbrs`] (up, left,
-/// right, down), the two diagonal points next to it, as (index of the
-/// neighbour of the point between, offset from the neighbour).
-const SIDES: [[(usize, isize); 2]; 4] = [
-    [(1, -1), (2, 1)],
-    [(0, -(STRIDE as isize)), (3, STRIDE as isize)],
-    [(0, -(STRIDE as isize)), (3, STRIDE as isize)],
-    [(1, -1), (2, 1)],
-];
-
 /// Empty points of a space that make it wide: more than a group inside it
 /// could own, were it alive.
 const WIDE_SPACE: usize = 12;
@@ -72,6 +62,9 @@ pub(crate) struct Survey {
     dom: Vec<u8>,
     /// Per point, the colour bit of a stone not found dead on it, else 0.
     lively: Vec<u8>,
+    /// Per point, the colours whose control may pass beside it: the
+    /// colour of a stone not found dead on it, both (3) on any other.
+    allow: Vec<u8>,
     /// Per region of this survey (by `region_mark - first_region`):
     /// whether it is the outside.
     outside: Vec<bool>,
@@ -511,6 +504,8 @@ impl Survey {
         self.dom.resize(CELLS, 0);
         self.lively.clear();
         self.lively.resize(CELLS, 0);
+        self.allow.clear();
+        self.allow.resize(CELLS, 3);
         let (w, h) = board.size();
         for y in 0..h {
             for x in 0..w {
@@ -518,6 +513,7 @@ impl Survey {
                 let s = board.stone(c);
                 if (s == 1 || s == 2) && standing[c] != Standing::Dead {
                     self.lively[c] = 1 << (s - 1);
+                    self.allow[c] = 1 << (s - 1);
                 }
             }
         }
@@ -537,10 +533,8 @@ impl Survey {
                 self.dom[c] = d;
             }
         }
-        // Spread over the points not yet controlled by both, a few passes.
-        // A colour reaches `p` from a neighbour `a` and the diagonal `b`
-        // beside it that both hold it, unless a living stone of the other
-        // colour stands on the point between `b` and `p`.
+        // Spread over the points not yet controlled by both, a few passes
+        // ([`reach`]), each point taking what its neighbours hold so far.
         for _pass in 0..DOMAIN_PASSES {
             let mut changed = false;
             for k in 0..self.queue.len() {
@@ -549,20 +543,7 @@ impl Survey {
                 if before == 3 {
                     continue;
                 }
-                let mut d = before;
-                let around = nbrs(p);
-                for (i, &a) in around.iter().enumerate() {
-                    let da = self.dom[a];
-                    if da == 0 {
-                        continue;
-                    }
-                    for &(j, side) in &SIDES[i] {
-                        let b = (a as isize + side) as usize;
-                        let block = self.lively[around[j]];
-                        let allowed = if block == 0 { 3 } else { block };
-                        d |= da & self.dom[b] & allowed;
-                    }
-                }
+                let d = before | reach(&self.dom, &self.allow, p);
                 if d != before {
                     self.dom[p] = d;
                     changed = true;
@@ -673,6 +654,36 @@ impl Survey {
             }
         }
     }
+}
+
+/// The colours that reach `p` (a point on the board) in one step of the
+/// domains' spreading ([`Survey::domains`]): a colour reaches it from a
+/// neighbour and the diagonal beside that neighbour that both hold it,
+/// unless a living stone of the other colour stands on the point between
+/// the diagonal and `p`. The 3x3 block around `p` is read as one array,
+/// so that the hot loop of the survey checks bounds once per point.
+#[inline]
+fn reach(dom: &[u8], allow: &[u8], p: usize) -> u8 {
+    const S: usize = STRIDE;
+    const UL: usize = 0;
+    const U: usize = 1;
+    const UR: usize = 2;
+    const L: usize = S;
+    const R: usize = S + 2;
+    const DL: usize = 2 * S;
+    const D: usize = 2 * S + 1;
+    const DR: usize = 2 * S + 2;
+    let (Ok(dom), Ok(allow)) = (
+        <&[u8; 2 * S + 3]>::try_from(&dom[p - S - 1..=p + S + 1]),
+        <&[u8; 2 * S + 3]>::try_from(&allow[p - S - 1..=p + S + 1]),
+    ) else {
+        return 0;
+    };
+    let (up, left, right, down) = (allow[U], allow[L], allow[R], allow[D]);
+    dom[U] & (dom[UL] & left | dom[UR] & right)
+        | dom[L] & (dom[UL] & up | dom[DL] & down)
+        | dom[R] & (dom[UR] & up | dom[DR] & down)
+        | dom[D] & (dom[DL] & left | dom[DR] & right)
 }
 
 /// A chain found alive, with proof or without.
