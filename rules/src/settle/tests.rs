@@ -1177,3 +1177,27 @@ fn an_open_chain_that_follows_is_guessed_dead_and_stays_open() {
     assert_eq!(f.status, Status::Dead, "{f:?}");
     assert!(f.is_open(), "still a guess: {f:?}");
 }
+
+/// Black's six stones on the top edge (e9, e8 to j8) and White's two
+/// (g9, h9) share two liberties, f9 and j9, and Black has two more
+/// outside (d9, d8). Once White fills those it looks like a seki, but
+/// White throws in at f9, and the three stones Black must take (or White
+/// takes six at j9) leave a straight three White kills from its middle.
+pub(super) const FALSE_SEKI_ON_THE_EDGE: &str = "
+    O . O . X . O O .
+    . O . . X X X X X
+    O O O . O O O O O
+    O O O O O O O O O
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .";
+
+#[test]
+fn a_false_seki_on_the_edge_is_dead() {
+    assert_dead_exactly(
+        FALSE_SEKI_ON_THE_EDGE,
+        &["ea", "eb", "fb", "gb", "hb", "ib"],
+    );
+}

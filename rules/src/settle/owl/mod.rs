@@ -24,7 +24,9 @@
 //! * the move generator ([`moves`]) draws from that survey: the vital
 //!   points of the eye spaces, the group's liberties and the room beyond,
 //!   the points between it and its friends, the liberties of the chains
-//!   around it that are short of liberties, and a pass;
+//!   around it that are short of liberties, and a pass; the attacker may
+//!   also throw in a few stones on the group's liberties, the sacrifice
+//!   that turns a seki-looking corner into a dead shape;
 //! * the search ([`search`]) is a proof-number search, which follows the
 //!   lines where the side proving has the fewest answers left, so a long
 //!   forcing kill is found within a budget; positions proven once are

@@ -5,8 +5,18 @@
 //! one of the owner's moves out could prove a kill that is not there,
 //! while leaving out an attacker's move can only prove fewer kills.
 
+use super::super::playout::PlayoutBoard;
+use super::eval::Survey;
 use super::search::PASS;
 use super::{hash_after, takes_ko, Owl};
+use crate::board::chains::neighbours as nbrs;
+
+/// The most stones of the attacker's chain a sacrifice on a liberty of the
+/// group may put in atari: taken, they leave a space of at most this many
+/// points plus the one the owner captures with, a shape the attacker may
+/// still reduce to one eye from inside (a straight or bent three, a
+/// bulky five).
+const SACRIFICE_STONES: usize = 4;
 
 /// Moves tried per position, passes aside.
 const OWNER_MOVES: usize = 20;
@@ -66,10 +76,13 @@ impl Owl {
                 }
                 // Inside the group's eye space the attacker may throw in
                 // as many stones as it likes (the sacrifice that leaves a
-                // dead shape); elsewhere it plays no self-atari of two
+                // dead shape), and on a liberty of the group a few
+                // ([`sacrifice`]); elsewhere it plays no self-atari of two
                 // stones or more.
                 let playable = if attacker {
-                    board.sensible(p, side) || (sv.eye_points.contains(&m) && board.legal(p, side))
+                    board.sensible(p, side)
+                        || ((sv.eye_points.contains(&m) || sacrifice(board, sv, p, side))
+                            && board.legal(p, side))
                 } else {
                     board.legal(p, side) && !sv.true_eyes.contains(&m)
                 };
@@ -92,4 +105,29 @@ impl Owl {
         out[n] = (PASS, hash);
         n + 1
     }
+}
+
+/// Whether the attacker's stone on the empty point `p`, a liberty of the
+/// group surveyed last, puts a chain of its own of at most
+/// [`SACRIFICE_STONES`] in atari: a throw-in beside the group whose
+/// capture leaves the owner a small space the attacker plays inside
+/// next. Shared liberties of a group and a small attacker chain look
+/// like a seki; the sacrifice is what turns the owner's capture into a
+/// dead shape.
+fn sacrifice(board: &PlayoutBoard, sv: &Survey, p: usize, side: u8) -> bool {
+    if !nbrs(p).into_iter().any(|q| sv.in_goal(board, q)) {
+        return false;
+    }
+    let mut heads = [usize::MAX; 4];
+    let mut stones = 1;
+    for (k, q) in nbrs(p).into_iter().enumerate() {
+        if board.stone(q) == side {
+            let h = board.head_of(q);
+            if !heads.contains(&h) {
+                heads[k] = h;
+                stones += board.chain_len(h);
+            }
+        }
+    }
+    stones <= SACRIFICE_STONES
 }

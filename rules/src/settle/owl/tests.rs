@@ -20,6 +20,12 @@ fn read(diagram: &str, points: &[&str]) -> (Attack, u64) {
 
 /// [`read`] within `budget` positions.
 fn read_within(diagram: &str, points: &[&str], budget: u32) -> (Attack, u64) {
+    read_as(diagram, points, budget, &[])
+}
+
+/// [`read_within`], the chains on `alive` (SGF points) taken as found
+/// alive without proof, as the playouts find them.
+fn read_as(diagram: &str, points: &[&str], budget: u32, alive: &[&str]) -> (Attack, u64) {
     let position = Position::from_diagram(diagram).expect("a valid diagram");
     let board = PlayoutBoard::from_diagram(diagram);
     let benson = PassAlive::of(&position);
@@ -38,8 +44,15 @@ fn read_within(diagram: &str, points: &[&str], budget: u32) -> (Attack, u64) {
         let (x, y) = PlayoutBoard::xy(c);
         let p = Point::new(x as u8, y as u8).expect("on the board");
         let color = position.get(p).expect("a stone");
+        let found = alive.iter().any(|a| {
+            let b = a.as_bytes();
+            let q = Point::from_sgf([b[0], b[1]]).expect("a point");
+            position.get(q) == Some(color) && chain_holds(&position, q, p)
+        });
         if benson.is_alive(p) {
             Standing::Sure
+        } else if found {
+            Standing::Alive
         } else if benson.territory(p) == Some(color.other()) {
             Standing::Dead
         } else {
@@ -227,4 +240,23 @@ fn a_long_kill_is_read_within_the_group_budget() {
     assert!(nodes > u64::from(NODE_BUDGET), "found in {nodes} positions");
     let (answer, _) = read_within(LONG_KILL, &["ah"], NODE_BUDGET);
     assert_eq!(answer, Attack::Unknown);
+}
+
+#[test]
+fn a_throw_in_beside_the_group_turns_a_seki_into_a_dead_shape() {
+    // White's two stones taken as alive, as the playouts find them (in
+    // the corner they look like a seki): the shared liberties are then no
+    // eye space of Black's, and only the throw-in kills.
+    let (answer, nodes) = read_as(
+        boards::FALSE_SEKI_ON_THE_EDGE,
+        &["ea"],
+        NODE_BUDGET,
+        &["ga"],
+    );
+    assert_eq!(answer, Attack::Kills, "after {nodes} positions");
+}
+
+/// Whether the stones on `a` and `b` are one chain.
+fn chain_holds(position: &Position, a: Point, b: Point) -> bool {
+    crate::settle::chain_points(position, a).contains(&b)
 }
