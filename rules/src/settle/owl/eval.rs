@@ -677,6 +677,7 @@ fn reach(dom: &[u8], allow: &[u8], p: usize) -> u8 {
         <&[u8; 2 * S + 3]>::try_from(&dom[p - S - 1..=p + S + 1]),
         <&[u8; 2 * S + 3]>::try_from(&allow[p - S - 1..=p + S + 1]),
     ) else {
+        // Never: both slices are 2S+3 long.
         return 0;
     };
     let (up, left, right, down) = (allow[U], allow[L], allow[R], allow[D]);

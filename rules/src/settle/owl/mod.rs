@@ -96,9 +96,10 @@ pub(crate) const NODE_BUDGET: u32 = 1_000;
 /// recorded results than 1,000 and changed no marked game.
 pub(crate) const GROUP_BUDGET: u32 = 4_000;
 
-/// Positions the groups of one position share beyond what each may read
-/// anyway ([`NODE_BUDGET`]): the groups read first (the biggest) may read
-/// up to [`GROUP_BUDGET`] of it, so that a position full of unsure groups
+/// Positions the groups of one position share: every position a group
+/// reads is taken from it, the groups read first (the biggest) may read
+/// up to [`GROUP_BUDGET`] while it lasts, and once it is spent each group
+/// still reads [`NODE_BUDGET`], so that a position full of unsure groups
 /// costs a bounded time (the p99 of settling, not the median, is what
 /// more reading raises).
 pub(crate) const POSITION_POOL: u32 = 5_000;

@@ -107,13 +107,13 @@ impl Owl {
     }
 }
 
-/// Whether the attacker's stone on the empty point `p`, a liberty of the
-/// group surveyed last, puts a chain of its own of at most
-/// [`SACRIFICE_STONES`] in atari: a throw-in beside the group whose
-/// capture leaves the owner a small space the attacker plays inside
-/// next. Shared liberties of a group and a small attacker chain look
-/// like a seki; the sacrifice is what turns the owner's capture into a
-/// dead shape.
+/// Whether the attacker may play on the empty point `p`, a liberty of the
+/// group surveyed last, although the playouts' rule refuses it (a
+/// self-atari, mostly): the chain the stone makes has at most
+/// [`SACRIFICE_STONES`]. Such a throw-in beside the group, once captured,
+/// leaves the owner a small space the attacker plays inside next. Shared
+/// liberties of a group and a small attacker chain look like a seki; the
+/// sacrifice is what turns the owner's capture into a dead shape.
 fn sacrifice(board: &PlayoutBoard, sv: &Survey, p: usize, side: u8) -> bool {
     if !nbrs(p).into_iter().any(|q| sv.in_goal(board, q)) {
         return false;

@@ -47,7 +47,7 @@ fn read_as(diagram: &str, points: &[&str], budget: u32, alive: &[&str]) -> (Atta
         let found = alive.iter().any(|a| {
             let b = a.as_bytes();
             let q = Point::from_sgf([b[0], b[1]]).expect("a point");
-            position.get(q) == Some(color) && chain_holds(&position, q, p)
+            chain_holds(&position, q, p)
         });
         if benson.is_alive(p) {
             Standing::Sure
