@@ -360,6 +360,9 @@ pub struct Settler {
     /// Per chain: whether the reader found its group survives every
     /// attack it read, exactly.
     owl_lives: Vec<bool>,
+    /// Per chain: whether the reader found every capture of its group
+    /// costs the captor its life ([`Owl::captor_dies`]).
+    owl_seki: Vec<bool>,
     /// Scratch: (group, chain size, chain) of the chains to read.
     groups: Vec<(u32, u32, u32)>,
     /// Scratch: (cluster, chain) of the group being read
@@ -526,6 +529,8 @@ impl Settler {
         self.owl_fates.resize(m, None);
         self.owl_lives.clear();
         self.owl_lives.resize(m, false);
+        self.owl_seki.clear();
+        self.owl_seki.resize(m, false);
         self.follow.clear();
         let mut pool = owl::POSITION_POOL;
         for members in self.groups.chunk_by(|a, b| a.0 == b.0) {
@@ -579,6 +584,13 @@ impl Settler {
                     for &(_, c) in cluster {
                         self.owl_fates[c as usize] = Some((Status::Dead, sure));
                     }
+                } else if answer == Attack::Fails && self.owl.captor_died {
+                    // Every capture of the group costs the captor its
+                    // life: stones in seki inside the captor's eye space,
+                    // or a captor that was dead all along.
+                    for &(_, c) in cluster {
+                        self.owl_seki[c as usize] = true;
+                    }
                 } else if answer == Attack::Fails && self.owl.exact {
                     for &(_, c) in cluster {
                         self.owl_lives[c as usize] = true;
@@ -588,12 +600,17 @@ impl Settler {
         }
         self.check_kills(chains);
         self.keep_mutual_lives();
-        for ((fate, owl), &lives) in chains.iter_mut().zip(&self.owl_fates).zip(&self.owl_lives) {
+        let read = self
+            .owl_fates
+            .iter()
+            .zip(&self.owl_lives)
+            .zip(&self.owl_seki);
+        for (fate, ((owl, &lives), &seki)) in chains.iter_mut().zip(read) {
             if let Some((status, confidence)) = *owl {
                 if unsure(fate) {
                     fate.read_as(status, confidence);
                 }
-            } else if lives && fate.is_open() {
+            } else if (seki && unsure(fate)) || (lives && fate.is_open()) {
                 fate.read_as(Status::Alive, OWL_JUDGED);
             }
         }

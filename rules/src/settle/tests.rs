@@ -754,6 +754,42 @@ fn seki_with_stones_inside_is_labelled_seki() {
     }
 }
 
+/// Class 5, a seki with stones inside that is a matter of shape, in a game
+/// stopped before White closed its boundary: Black's ring in White's
+/// framed territory (no eye of its own, its outside liberties d5-g5
+/// White's to fill at leisure) holds White's straight three on the edge
+/// (e7-e9) and two empty points beside it (f7, f9). Black can take the
+/// three, but that leaves a straight three, which White's placement on e8
+/// makes one eye: the ring would die. White filling f7 or f9 leaves Black
+/// an L-shaped four to take, two eyes. So neither side moves: nothing is
+/// dead, though a reading of White's three alone finds them captured.
+pub(super) const NAKADE_SEKI: [&str; 8] = [
+    ". . . .", ". . . .", ". . . .", ". . . .", "X X X X", "X O . X", "X O X X", "X O . X",
+];
+
+/// [`NAKADE_SEKI`] with White's boundary closed (d5-g5), as it stands when
+/// the game is played out: f7 and f9 are then the only liberties of both
+/// sides, and neither can fill one without self-atari.
+const NAKADE_SEKI_CLOSED: [&str; 8] = [
+    ". . . .", ". . . .", ". . . .", "O O O O", "X X X X", "X O . X", "X O X X", "X O . X",
+];
+
+#[test]
+fn stones_whose_capture_leaves_a_nakade_are_not_dead() {
+    for inside in [NAKADE_SEKI, NAKADE_SEKI_CLOSED] {
+        let d = framed(inside);
+        assert!(dead(&d).is_empty(), "{:?}", dead(&d));
+    }
+}
+
+#[test]
+fn a_nakade_seki_played_out_is_labelled_seki() {
+    let d = framed(NAKADE_SEKI_CLOSED);
+    for p in ["ef", "eg", "df"] {
+        assert_eq!(fate_at(&d, p).status, Status::Seki, "{p}");
+    }
+}
+
 /// Class 1 with the boundary still open: Black's eyeless block of six in
 /// White's framed territory, whose wall has a gap at c4 onto Black's own
 /// wall. The area is no closed territory any more, but the block has no

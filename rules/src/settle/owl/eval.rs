@@ -623,20 +623,19 @@ impl Survey {
         if outside {
             return;
         }
-        let (mut min, mut max, vital) = value(board, &self.region, me);
+        let (mut min, max, vital) = value(board, &self.region, me);
         // The opponent's stones in a small space are not prisoners yet:
         // taking them costs the owner moves and liberties, and the space
         // they leave may be one eye or none (a seki with stones inside,
         // a bent four that becomes a ko). Only the reading knows.
         let hope = prisoners && self.region.len() <= PRISON;
         if hope {
-            // What the owner may hope for there: a space of three keeps
-            // the value its shape gives (its vital point taken or not); a
-            // bigger one may still be two eyes.
+            // What the owner may hope for there: the value its shape
+            // gives, the vital point taken or not (a nakade shape with
+            // the attacker's stone on its vital point is one eye however
+            // the owner takes the stones: the space left is the vital
+            // point's), and a bigger space may still be two eyes.
             min = 0;
-            if self.region.len() >= 4 {
-                max = 2;
-            }
         }
         let shaped = (3..=SHAPED).contains(&self.region.len());
         let index = (id - self.first_region - 1) as usize;

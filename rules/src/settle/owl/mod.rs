@@ -112,6 +112,26 @@ const MAX_SACRIFICE: usize = 6;
 /// The longest line read, passes included.
 const MAX_LINE: u8 = 28;
 
+/// The most empty points a capture of the key chain may leave, walled in
+/// by the captor alone, for the captor's own life to be read
+/// ([`Owl::captor_dies`]): the nakade shapes are at most six points, and
+/// a bigger space is two eyes for the captor.
+const CAPTOR_SPACE: usize = 6;
+
+/// The fewest empty points a capture must leave for the captor's life to
+/// be in question: a space of one or two points is one eye whoever plays
+/// first, and no vital point is left to take in it.
+const NAKADE_SPACE: usize = 3;
+
+/// Positions read for one captor: the captors in question are small
+/// groups around a small space, read out in a few hundred positions
+/// where they die at all.
+const CAPTOR_BUDGET: u32 = 400;
+
+/// The captor readings of one reading may read this many times its
+/// budget, all told; past it a capture is a kill as it stands.
+const CAPTOR_SHARE: u32 = 2;
+
 /// Reusable scratch space for reading groups: build one per settler and
 /// reuse it; after the first reading it does not allocate.
 pub(crate) struct Owl {
@@ -160,8 +180,19 @@ pub(crate) struct Owl {
     /// two eyes, readings to the end) and not the survey's judgement that
     /// a group cannot make two eyes.
     pub(crate) exact: bool,
-    /// Positions expanded over every reading (for measurements).
+    /// Positions expanded over every reading (for measurements), the
+    /// captor reader's included.
     pub(crate) expanded: u64,
+    /// The reader of a captor ([`Owl::captor_dies`]): a second reader,
+    /// made on first use, which reads no captor of its own.
+    captor: Option<Box<Owl>>,
+    /// Whether this reader is the captor reader of another.
+    pub(super) nested: bool,
+    /// Positions the captor reader may still read in this reading.
+    captor_left: u32,
+    /// Whether a capture of the key chain was found to cost the captor
+    /// its life on some line of the last reading.
+    pub(crate) captor_died: bool,
 }
 
 impl std::fmt::Debug for Owl {
@@ -194,6 +225,10 @@ impl Default for Owl {
             enclosures: Enclosures::default(),
             expanded: 0,
             exact: false,
+            captor: None,
+            nested: false,
+            captor_left: 0,
+            captor_died: false,
         }
     }
 }
@@ -328,6 +363,8 @@ impl Owl {
         self.table.clear();
         self.ko_allowed = false;
         self.ko_refused = false;
+        self.captor_left = budget.saturating_mul(CAPTOR_SHARE);
+        self.captor_died = false;
         match self.prove(budget) {
             Some(true) => Attack::Kills,
             Some(false) if self.ko_refused => {
@@ -342,6 +379,103 @@ impl Owl {
             Some(false) => Attack::Fails,
             None => Attack::Unknown,
         }
+    }
+
+    /// Whether the key chain's capture on the work board (the owner to
+    /// move) costs the captor its life: `Some(exact)` when the owner,
+    /// moving first, kills the captor, `None` when it does not or when
+    /// the question does not arise. It arises when the capture leaves a
+    /// small space ([`CAPTOR_SPACE`]) walled in by the captor's chains
+    /// alone, none of them proven alive: stones inside a group's only eye
+    /// space, whose capture leaves a nakade shape (the captor dies, so
+    /// the stones are not dead but in seki, or the captor was dead all
+    /// along). Taking such stones is then no kill, whatever the reading
+    /// of the stones alone says.
+    pub(super) fn captor_dies(&mut self) -> Option<bool> {
+        if self.nested || self.captor_left == 0 {
+            return None;
+        }
+        let board = &*self.work;
+        if board.stone(self.key) != 0 {
+            return None;
+        }
+        let mut space = [0u16; CAPTOR_SPACE];
+        space[0] = self.key as u16;
+        let mut n = 1;
+        let mut captor = [0usize; 4];
+        let mut m = 0;
+        let mut k = 0;
+        while k < n {
+            let c = usize::from(space[k]);
+            k += 1;
+            for q in nbrs(c) {
+                match board.stone(q) {
+                    0 => {
+                        if !space[..n].contains(&(q as u16)) {
+                            if n == space.len() {
+                                return None;
+                            }
+                            space[n] = q as u16;
+                            n += 1;
+                        }
+                    }
+                    BORDER => {}
+                    t if t == self.me => return None,
+                    _ => {
+                        if self.standing[q] == Standing::Sure {
+                            return None;
+                        }
+                        let h = board.head_of(q);
+                        if !captor[..m].contains(&h) {
+                            if m == captor.len() {
+                                return None;
+                            }
+                            captor[m] = h;
+                            m += 1;
+                        }
+                    }
+                }
+            }
+        }
+        if n < NAKADE_SPACE {
+            return None;
+        }
+        // The captor's life is read against the owner's stones around it
+        // as they stand: only stones the layers found alive make that
+        // reading worth anything. A captor beside the rest of the group
+        // being read (stones inside a group that may itself be dead) is
+        // no captor to judge.
+        for &h in &captor[..m] {
+            for s in board.stones(h) {
+                for q in nbrs(s) {
+                    if board.stone(q) == self.me
+                        && !matches!(self.standing[q], Standing::Sure | Standing::Alive)
+                    {
+                        return None;
+                    }
+                }
+            }
+        }
+        let mut reader = self.captor.take().unwrap_or_else(|| {
+            Box::new(Owl {
+                nested: true,
+                ..Owl::default()
+            })
+        });
+        let before = reader.expanded;
+        let standing = &self.standing;
+        let budget = CAPTOR_BUDGET.min(self.captor_left);
+        let answer = reader.attack(&self.work, &captor[..m], |c| standing[c], budget);
+        let used = reader.expanded - before;
+        self.expanded += used;
+        self.captor_left = self
+            .captor_left
+            .saturating_sub(u32::try_from(used).unwrap_or(u32::MAX));
+        let exact = reader.exact;
+        self.captor = Some(reader);
+        let dies = answer == Attack::Kills;
+        self.captor_died |= dies;
+        dies.then_some(exact)
     }
 
     /// Rebuilds the position of node `at` on the work board (the line,

@@ -172,7 +172,16 @@ impl Owl {
                             && board.atari_point(board.head_of(q)).is_some()
                     })
             });
-            return Some((!near, !near));
+            if near {
+                return Some((false, false));
+            }
+            // Taken for good, unless the captor dies of the space the
+            // capture leaves (a nakade): then the stones were in seki, or
+            // the captor was dead.
+            if let Some(exact) = self.captor_dies() {
+                return Some((false, exact));
+            }
+            return Some((true, true));
         }
         if node.depth >= MAX_LINE || self.taken > MAX_SACRIFICE {
             return Some((false, false));

@@ -256,6 +256,49 @@ fn a_throw_in_beside_the_group_turns_a_seki_into_a_dead_shape() {
     assert_eq!(answer, Attack::Kills, "after {nodes} positions");
 }
 
+/// Reads White's straight three in Black's ring ([`boards::NAKADE_SEKI`]),
+/// the ring taken as alive (as the playouts find it): the three are
+/// captured, but the capture leaves a straight three whose vital point
+/// White then takes, so the ring dies and no capture is a kill.
+fn read_nakade_seki(owl: &mut Owl) -> Attack {
+    let d = boards::framed(boards::NAKADE_SEKI);
+    let position = Position::from_diagram(&d).expect("a valid diagram");
+    let board = PlayoutBoard::from_diagram(&d);
+    let benson = PassAlive::of(&position);
+    let ring = Point::from_sgf(*b"df").expect("a point");
+    let standing = |c: usize| {
+        let (x, y) = PlayoutBoard::xy(c);
+        let p = Point::new(x as u8, y as u8).expect("on the board");
+        if benson.is_alive(p) {
+            Standing::Sure
+        } else if chain_holds(&position, ring, p) {
+            Standing::Alive
+        } else {
+            Standing::Open
+        }
+    };
+    let goal = [PlayoutBoard::cell(4, 6)];
+    owl.attack(&board, &goal, standing, NODE_BUDGET)
+}
+
+#[test]
+fn a_capture_that_leaves_the_captor_a_nakade_is_no_kill() {
+    let mut owl = Owl::default();
+    assert_eq!(read_nakade_seki(&mut owl), Attack::Fails);
+    assert!(owl.captor_died, "the failure comes from the captor's death");
+}
+
+#[test]
+fn without_the_captor_reading_the_stones_in_a_nakade_seki_are_killed() {
+    // The same reading with no captor reading left: the capture stands as
+    // a kill, which is what the tactical view of the three says.
+    let mut owl = Owl {
+        nested: true,
+        ..Owl::default()
+    };
+    assert_eq!(read_nakade_seki(&mut owl), Attack::Kills);
+}
+
 /// Whether the stones on `a` and `b` are one chain.
 fn chain_holds(position: &Position, a: Point, b: Point) -> bool {
     crate::settle::chain_points(position, a).contains(&b)
