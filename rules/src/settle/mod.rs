@@ -363,6 +363,11 @@ pub struct Settler {
     /// Per chain: whether the reader found every capture of its group
     /// costs the captor its life ([`Owl::captor_dies`]).
     owl_seki: Vec<bool>,
+    /// Chains found alive because their capture costs the captor its
+    /// life ([`Settler::read_captors`]).
+    inner: Vec<u32>,
+    /// Scratch: chains the tactical reader finds captured in one round.
+    dying: Vec<u32>,
     /// Scratch: (group, chain size, chain) of the chains to read.
     groups: Vec<(u32, u32, u32)>,
     /// Scratch: (cluster, chain) of the group being read
@@ -485,6 +490,7 @@ impl Settler {
         if played {
             self.read_out(w, &mut out.chains);
             self.read_groups(w, &mut out.chains);
+            self.read_captors(w, &mut out.chains);
         }
         for (c, fate) in out.chains.iter().enumerate() {
             if fate.status == Status::Dead {
@@ -546,23 +552,7 @@ impl Settler {
                 if !cluster.iter().any(|&(_, c)| unsure(&chains[c as usize])) {
                     continue;
                 }
-                let fates = &*chains;
-                let standing = |cell: usize| {
-                    let f = &fates[chain_on(statics, cell, w)];
-                    if f.layer == Layer::Benson {
-                        if f.status == Status::Dead {
-                            Standing::Dead
-                        } else {
-                            Standing::Sure
-                        }
-                    } else if f.confidence < WALL_CONFIDENCE {
-                        Standing::Open
-                    } else if f.status == Status::Dead {
-                        Standing::Dead
-                    } else {
-                        Standing::Alive
-                    }
-                };
+                let standing = standing_of(statics, chains, w);
                 let goal = &mut self.goal;
                 goal.clear();
                 goal.extend(
@@ -591,6 +581,7 @@ impl Settler {
                     for &(_, c) in cluster {
                         self.owl_seki[c as usize] = true;
                     }
+                    self.inner.extend(cluster.iter().map(|&(_, c)| c));
                 } else if answer == Attack::Fails && self.owl.exact {
                     for &(_, c) in cluster {
                         self.owl_lives[c as usize] = true;
@@ -618,6 +609,62 @@ impl Settler {
             let fate = &mut chains[c as usize];
             if fate.is_open() {
                 fate.status = Status::Dead;
+            }
+        }
+    }
+
+    /// Reads the captors of the chains found alive because capturing them
+    /// costs the captor its life: the opponent chains touching them,
+    /// read as one group, the inner side moving first. Stones in seki
+    /// leave their captor alive (neither side can move); a captor the
+    /// inner side kills by moving first (a sacrifice that makes the space
+    /// a nakade shape) was dead all along, whatever the playouts found of
+    /// it, since random players make no such sacrifice.
+    fn read_captors(&mut self, w: usize, chains: &mut [ChainFate]) {
+        let Some(board) = self.playouts.start_board() else {
+            return;
+        };
+        for k in 0..self.inner.len() {
+            let c = self.inner[k] as usize;
+            if chains[c].status == Status::Dead {
+                continue;
+            }
+            let statics = &self.statics;
+            let (color, stones) = statics.chain(c);
+            self.goal.clear();
+            for &p in stones {
+                for q in statics.neighbours(p as usize) {
+                    if statics.color_at(q) != Some(color.other()) {
+                        continue;
+                    }
+                    let o = statics.chain_at(q);
+                    let f = &chains[o];
+                    let cell = cell_of(statics.chain(o).1[0] as usize, w);
+                    if f.layer != Layer::Benson
+                        && f.status != Status::Dead
+                        && !self.goal.contains(&cell)
+                    {
+                        self.goal.push(cell);
+                    }
+                }
+            }
+            if self.goal.is_empty() {
+                continue;
+            }
+            let standing = standing_of(statics, chains, w);
+            let answer = self
+                .owl
+                .attack(board, &self.goal, standing, owl::GROUP_BUDGET);
+            if answer != Attack::Kills {
+                continue;
+            }
+            let sure = if self.owl.exact {
+                OWL_CONFIDENCE
+            } else {
+                OWL_JUDGED
+            };
+            for &cell in &self.goal {
+                chains[chain_on(statics, cell, w)].read_as(Status::Dead, sure);
             }
         }
     }
@@ -898,6 +945,7 @@ impl Settler {
     /// the races they misjudge, was tried: it kills more living chains
     /// than it saves.)
     fn read_out(&mut self, w: usize, chains: &mut [ChainFate]) {
+        self.inner.clear();
         let Some(start) = self.playouts.start_board() else {
             return;
         };
@@ -943,17 +991,37 @@ impl Settler {
             set_up(board, start, &self.statics, w, chains, |f| {
                 f.status == Status::Dead
             });
-            let mut changed = false;
-            for (c, fate) in chains.iter_mut().enumerate() {
+            self.dying.clear();
+            for (c, fate) in chains.iter().enumerate() {
                 if fate.status == Status::Dead || fate.layer == Layer::Benson {
                     continue;
                 }
                 let (_, stones) = self.statics.chain(c);
                 let cell = cell_of(stones[0] as usize, w);
                 if self.reader.dies_moving_first(cell) {
-                    fate.read_as(Status::Dead, READING_CONFIDENCE);
-                    changed = true;
+                    self.dying.push(c as u32);
                 }
+            }
+            let mut changed = false;
+            for k in 0..self.dying.len() {
+                let c = self.dying[k] as usize;
+                let cell = cell_of(self.statics.chain(c).1[0] as usize, w);
+                // A chain inside a small space of the opponent's is taken,
+                // but the capture may leave the captor a nakade: the group
+                // reader reads that.
+                if in_small_space(start, cell) {
+                    let standing = standing_of(&self.statics, chains, w);
+                    let answer = self.owl.attack(start, &[cell], standing, owl::NODE_BUDGET);
+                    if answer == Attack::Fails && self.owl.captor_died {
+                        if chains[c].status != Status::Alive || chains[c].layer != Layer::Reading {
+                            chains[c].read_as(Status::Alive, OWL_JUDGED);
+                            self.inner.push(c as u32);
+                        }
+                        continue;
+                    }
+                }
+                chains[c].read_as(Status::Dead, READING_CONFIDENCE);
+                changed = true;
             }
             if !changed {
                 break;
@@ -1630,6 +1698,63 @@ fn chain_on(statics: &Statics, cell: usize, w: usize) -> usize {
 }
 
 /// Sets `board` up as `start` without the chains `off` picks.
+/// The most points (the chain's stones, its colour's other stones and the
+/// empty points they reach) of a space [`in_small_space`] calls small:
+/// a nakade shape of six and the two liberties it shares with its walls.
+const SMALL_SPACE: usize = 8;
+
+/// Whether the chain on `cell` and the empty points and stones of its
+/// colour it reaches make a small space, walled in by the opponent (and
+/// the edge) alone: stones inside an opponent's eye space, whose capture
+/// may cost the captor its life.
+fn in_small_space(board: &PlayoutBoard, cell: usize) -> bool {
+    let me = board.stone(cell);
+    let mut space = [0u16; SMALL_SPACE];
+    space[0] = cell as u16;
+    let (mut n, mut k) = (1, 0);
+    while k < n {
+        let c = usize::from(space[k]);
+        k += 1;
+        for q in nbrs(c) {
+            let t = board.stone(q);
+            if (t == 0 || t == me) && !space[..n].contains(&(q as u16)) {
+                if n == space.len() {
+                    return false;
+                }
+                space[n] = q as u16;
+                n += 1;
+            }
+        }
+    }
+    true
+}
+
+/// What the group reader takes the chain on each cell to be: Benson's
+/// answers are sure, the layers' surer answers ([`WALL_CONFIDENCE`])
+/// alive or dead, and the rest open.
+fn standing_of<'a>(
+    statics: &'a Statics,
+    chains: &'a [ChainFate],
+    w: usize,
+) -> impl Fn(usize) -> Standing + 'a {
+    move |cell| {
+        let f = &chains[chain_on(statics, cell, w)];
+        if f.layer == Layer::Benson {
+            if f.status == Status::Dead {
+                Standing::Dead
+            } else {
+                Standing::Sure
+            }
+        } else if f.confidence < WALL_CONFIDENCE {
+            Standing::Open
+        } else if f.status == Status::Dead {
+            Standing::Dead
+        } else {
+            Standing::Alive
+        }
+    }
+}
+
 fn set_up(
     board: &mut PlayoutBoard,
     start: &PlayoutBoard,

@@ -790,6 +790,64 @@ fn a_nakade_seki_played_out_is_labelled_seki() {
     }
 }
 
+/// Class 4, a capture that leaves a dead shape, read before the tactical
+/// reader's kill: Black's 2x2 square in the corner of White's six-stone
+/// ring (f9-f7-j7), beside Black's pass-alive wall, which holds the
+/// ring's outside liberties (e9-e7) as well. The square has two
+/// liberties and is taken by force, but taking it leaves White a square
+/// four, one eye: the ring dies. Black, moving first, kills the ring
+/// outright by filling f9's neighbour g9 or g8: White's capture of the
+/// five leaves a bulky five. So the ring is dead and the square is not.
+const RING_AROUND_A_SQUARE: &str = "
+    . . X X . O . X X
+    . . X X . O . X X
+    . . X X . O O O O
+    . . X X X X X X X
+    . . . X . X . X .
+    . . . X X X X X X
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .";
+
+#[test]
+fn stones_whose_capture_kills_the_captor_are_not_dead() {
+    assert_dead_exactly(RING_AROUND_A_SQUARE, &["fa", "fb", "fc", "gc", "hc", "ic"]);
+}
+
+#[test]
+fn the_captor_of_stones_in_its_eye_space_is_read_however_sure_the_playouts_were() {
+    // The ring taken as alive by the playouts with confidence, as random
+    // players (who never throw five stones into atari) find such rings,
+    // and the square found alive because its capture kills the ring: the
+    // ring is read, and dies.
+    let (mut settler, _, mut chains) = settled(RING_AROUND_A_SQUARE);
+    let (ring, square) = (anchored(&chains, "fa"), anchored(&chains, "ha"));
+    chains[ring] = ChainFate {
+        status: Status::Alive,
+        layer: Layer::Playouts,
+        confidence: 0.9,
+        ..chains[ring]
+    };
+    chains[square] = ChainFate {
+        status: Status::Alive,
+        layer: Layer::Reading,
+        confidence: OWL_JUDGED,
+        ..chains[square]
+    };
+    let w = 9;
+    settler.inner.clear();
+    settler.read_captors(w, &mut chains);
+    assert_eq!(
+        chains[ring].status,
+        Status::Alive,
+        "read only for the stones inside"
+    );
+    settler.inner.push(square as u32);
+    settler.read_captors(w, &mut chains);
+    assert_eq!(chains[ring].status, Status::Dead);
+    assert_eq!(chains[ring].layer, Layer::Reading);
+}
+
 /// Class 1 with the boundary still open: Black's eyeless block of six in
 /// White's framed territory, whose wall has a gap at c4 onto Black's own
 /// wall. The area is no closed territory any more, but the block has no

@@ -172,8 +172,11 @@ impl Survey {
 
     /// Whether the group cannot live even with the next move: not two eyes
     /// however its eye space and room are used, no friend in reach, and
-    /// nothing around it to capture.
-    pub(crate) fn hopeless(&self) -> bool {
+    /// nothing around it to capture. `trust_walls`: the opponent's stones
+    /// found alive without proof are taken as alive, so a wide area they
+    /// wall off is theirs (the captor reader's question, asked only when
+    /// they are), not possibly the group's.
+    pub(crate) fn hopeless(&self, trust_walls: bool) -> bool {
         let room = if self.room >= ROOM_TWO {
             2
         } else if self.room >= ROOM_ONE {
@@ -185,7 +188,7 @@ impl Survey {
             && !self.reaches_friend
             && !self.prey
             && self.liberties >= JUDGED_LIBERTIES
-            && !self.wide
+            && (trust_walls || !self.wide)
             && self.hoped_eyes().saturating_add(room) < 2
     }
 

@@ -206,7 +206,7 @@ impl Owl {
             return Some((false, true));
         }
         self.survey.room(&self.work, self.me, &self.standing);
-        if self.survey.hopeless() {
+        if self.survey.hopeless(self.nested) {
             // No way to two eyes as far as the survey sees: a judgement,
             // not a capture.
             Some((true, false))
