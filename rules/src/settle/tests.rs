@@ -1295,3 +1295,26 @@ fn a_false_seki_on_the_edge_is_dead() {
         &["ea", "eb", "fb", "gb", "hb", "ib"],
     );
 }
+
+#[test]
+fn what_a_group_reading_makes_of_the_group() {
+    use GroupReading::*;
+    assert_eq!(
+        GroupReading::of(Attack::Kills, true, false),
+        Dead(OWL_CONFIDENCE)
+    );
+    assert_eq!(
+        GroupReading::of(Attack::Kills, false, false),
+        Dead(OWL_JUDGED)
+    );
+    // Out of budget: dead by judgement, the least sure death of the reader.
+    assert_eq!(
+        GroupReading::of(Attack::Unknown, false, false),
+        Dead(OWL_UNREAD)
+    );
+    assert_eq!(GroupReading::of(Attack::Fails, false, true), CaptorDies);
+    assert_eq!(GroupReading::of(Attack::Fails, true, true), CaptorDies);
+    assert_eq!(GroupReading::of(Attack::Fails, true, false), Survives);
+    assert_eq!(GroupReading::of(Attack::Fails, false, false), Nothing);
+    assert_eq!(GroupReading::of(Attack::KoKills, true, false), Nothing);
+}
