@@ -417,6 +417,8 @@ pub struct Settler {
     /// Per chain: whether the reader found its group survives every
     /// attack it read, exactly.
     owl_lives: Vec<bool>,
+    /// Per chain: whether it won a race ([`Settler::find_races_won`]).
+    owl_won: Vec<bool>,
     /// Per chain: whether the reader found every capture of its group
     /// costs the captor its life ([`Owl::captor_dies`]).
     owl_seki: Vec<bool>,
@@ -637,6 +639,7 @@ impl Settler {
                 }
             }
         }
+        self.find_races_won();
         self.check_kills(chains);
         self.keep_mutual_lives();
         let read = self
@@ -650,6 +653,11 @@ impl Settler {
                     fate.read_as(status, confidence);
                 }
             } else if (seki && unsure(fate)) || (lives && fate.is_open()) {
+                fate.read_as(Status::Alive, OWL_JUDGED);
+            }
+        }
+        for (fate, &won) in chains.iter_mut().zip(&self.owl_won) {
+            if won && unsure(fate) && fate.status == Status::Dead {
                 fate.read_as(Status::Alive, OWL_JUDGED);
             }
         }
@@ -717,6 +725,21 @@ impl Settler {
         }
     }
 
+    /// Marks the chains that won a race: the reader proved they survive
+    /// their opponent moving first, and proved the opponent's group beside
+    /// them dies when they move first. Whoever starts, they win: alive,
+    /// whatever the playouts found (random play fills liberties in no
+    /// order), and no dead wall of the group they killed.
+    fn find_races_won(&mut self) {
+        let statics = &self.statics;
+        let (lives, owl) = (&self.owl_lives, &self.owl_fates);
+        let proven =
+            |o: usize| matches!(owl[o], Some((Status::Dead, sure)) if sure >= OWL_CONFIDENCE);
+        self.owl_won.clear();
+        self.owl_won
+            .extend((0..lives.len()).map(|c| lives[c] && beside(statics, c, proven)));
+    }
+
     /// Keeps the reader's "the attack fails" only for chains next to an
     /// opponent chain (touching, or sharing a liberty) it says the same
     /// of: two groups in contact that each survive the other moving first
@@ -733,18 +756,7 @@ impl Settler {
             if !lives[c] {
                 continue;
             }
-            let (color, stones) = statics.chain(c);
-            let partner = stones.iter().any(|&p| {
-                statics
-                    .neighbours(p as usize)
-                    .any(|q| match statics.color_at(q) {
-                        Some(o) => o != color && lives[statics.chain_at(q)],
-                        None => statics.neighbours(q).any(|r| {
-                            statics.color_at(r) == Some(color.other()) && lives[statics.chain_at(r)]
-                        }),
-                    })
-            });
-            if !partner {
+            if !beside(statics, c, |o| lives[o]) {
                 moot.push(c as u32);
             }
         }
@@ -833,8 +845,11 @@ impl Settler {
         let moot = &mut self.moot;
         let (seen, area) = (&mut self.seen, &mut self.area);
         moot.clear();
-        let dead_after =
-            |c: usize| chains[c].status == Status::Dead || (owl[c].is_some() && unsure(&chains[c]));
+        let won = &self.owl_won;
+        let dead_after = |c: usize| {
+            (chains[c].status == Status::Dead && !won.get(c).copied().unwrap_or(false))
+                || (owl[c].is_some() && unsure(&chains[c]))
+        };
         for members in self.groups.chunk_by(|a, b| a.0 == b.0) {
             if !members.iter().any(|&(_, _, c)| owl[c as usize].is_some()) {
                 continue;
@@ -1746,6 +1761,23 @@ fn chain_on(statics: &Statics, cell: usize, w: usize) -> usize {
 }
 
 /// Sets `board` up as `start` without the chains `off` picks.
+/// Whether chain `c` touches, or shares a liberty with, a chain of the
+/// other colour that `pick` picks: the chains a race or a seki is fought
+/// between.
+fn beside(statics: &Statics, c: usize, pick: impl Fn(usize) -> bool) -> bool {
+    let (color, stones) = statics.chain(c);
+    stones.iter().any(|&p| {
+        statics
+            .neighbours(p as usize)
+            .any(|q| match statics.color_at(q) {
+                Some(o) => o != color && pick(statics.chain_at(q)),
+                None => statics.neighbours(q).any(|r| {
+                    statics.color_at(r) == Some(color.other()) && pick(statics.chain_at(r))
+                }),
+            })
+    })
+}
+
 /// The most points (the chain's stones, its colour's other stones and the
 /// empty points they reach) of a space [`in_small_space`] calls small:
 /// a nakade shape of six and the two liberties it shares with its walls.

@@ -1318,3 +1318,36 @@ fn what_a_group_reading_makes_of_the_group() {
     assert_eq!(GroupReading::of(Attack::Fails, false, false), Nothing);
     assert_eq!(GroupReading::of(Attack::KoKills, true, false), Nothing);
 }
+
+#[test]
+fn a_chain_proven_to_survive_beside_a_group_proven_dead_has_won_the_race() {
+    // Black's block and White's two stones in contact inside White's
+    // framed territory, and White's lone stone apart.
+    let inside = [
+        ". . . .", ". . . .", ". X X .", ". X O .", ". . O .", ". . . .", ". . O .", ". . . .",
+    ];
+    let won = |kill: Option<f32>| {
+        let (mut settler, _, chains) = settled(&framed(inside));
+        let (block, pair, apart) = (
+            anchored(&chains, "ed"),
+            anchored(&chains, "fe"),
+            anchored(&chains, "fh"),
+        );
+        settler.owl_fates.clear();
+        settler.owl_fates.resize(chains.len(), None);
+        settler.owl_fates[block] = kill.map(|sure| (Status::Dead, sure));
+        settler.owl_lives.clear();
+        settler.owl_lives.resize(chains.len(), false);
+        settler.owl_lives[pair] = true;
+        settler.owl_lives[apart] = true;
+        settler.find_races_won();
+        (settler.owl_won[pair], settler.owl_won[apart])
+    };
+    assert_eq!(won(Some(OWL_CONFIDENCE)), (true, false));
+    assert_eq!(
+        won(Some(OWL_JUDGED)),
+        (false, false),
+        "a judged kill proves no race"
+    );
+    assert_eq!(won(None), (false, false));
+}

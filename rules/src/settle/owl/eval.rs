@@ -166,7 +166,14 @@ impl Survey {
 
     /// Whether the group lives as it stands, `attacker_first` to move: it
     /// has joined a sure friend, or it has two eyes and no chain in atari.
+    /// A chain in atari with the attacker to move is taken first, however
+    /// the group's other stones link up: a stone played to fill the
+    /// opponent's liberties from outside joins the owner's wall there,
+    /// not the chain in the race.
     pub(crate) fn alive(&self, attacker_first: bool) -> bool {
+        if self.in_atari && attacker_first {
+            return false;
+        }
         self.joined || (!self.in_atari && self.eyes(attacker_first) >= 2)
     }
 

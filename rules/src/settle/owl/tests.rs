@@ -303,3 +303,43 @@ fn without_the_captor_reading_the_stones_in_a_nakade_seki_are_killed() {
 fn chain_holds(position: &Position, a: Point, b: Point) -> bool {
     crate::settle::chain_points(position, a).contains(&b)
 }
+
+#[test]
+fn a_group_with_a_chain_in_atari_is_not_alive_with_the_attacker_to_move() {
+    // Black's wall on top is pass-alive (eyes a1 and c1). Black's stone on
+    // a4 is in atari (its one liberty a5). The owner's move on the line
+    // is c1, into the wall's eye: that stone joins a sure friend, but not
+    // the chain in atari, which the attacker, to move, takes.
+    let d = "
+        . X . X O
+        X X X X O
+        O O O O O
+        X O . O .
+        . O . O .";
+    let position = Position::from_diagram(d).expect("a valid diagram");
+    let board = {
+        let mut b = PlayoutBoard::from_diagram(d);
+        b.play(PlayoutBoard::cell(2, 0), 1);
+        b
+    };
+    let benson = PassAlive::of(&position);
+    let mut standing = vec![Standing::Open; crate::board::chains::CELLS];
+    let mut rooted = vec![false; crate::board::chains::CELLS];
+    for y in 0..5 {
+        for x in 0..5 {
+            let c = PlayoutBoard::cell(x, y);
+            let p = Point::new(x as u8, y as u8).expect("on the board");
+            rooted[c] = position.get(p).is_some();
+            if benson.is_alive(p) {
+                standing[c] = Standing::Sure;
+            }
+        }
+    }
+    let goal = [PlayoutBoard::cell(0, 3) as u16];
+    let played = [PlayoutBoard::cell(2, 0) as u16];
+    let mut survey = super::eval::Survey::default();
+    survey.run(&board, 1, &goal, &played, &standing, &rooted);
+    assert!(survey.joined && survey.in_atari);
+    assert!(!survey.alive(true), "the attacker to move takes a4");
+    assert!(survey.alive(false), "the owner to move may still save it");
+}
