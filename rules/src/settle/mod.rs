@@ -306,6 +306,20 @@ enum GroupReading {
     Nothing,
 }
 
+/// What else is known of a group when the reader's answer on it comes.
+#[derive(Copy, Clone, Debug, Default)]
+struct Reading {
+    /// The answer is a proof within the reader's moves, not the survey's
+    /// judgement.
+    exact: bool,
+    /// Every capture of the group the reader found costs the captor its
+    /// life ([`Owl::captor_dies`]).
+    captor_died: bool,
+    /// The group holds a chain the layers found alive and were sure
+    /// enough of not to ask the reader ([`unsure`]).
+    holds_alive: bool,
+}
+
 impl GroupReading {
     /// The attacker's kill is a death (a proof, or the survey's judgement
     /// that no two eyes can be made). A group the layers left unsure whose
@@ -316,16 +330,23 @@ impl GroupReading {
     /// the 1,767 unmarked KGS games with a result, GNU Go's dead stones
     /// call 108 of the 120 groups the reader could not finish dead; taking
     /// them dead reproduced 15 more results (1,674 to 1,689) and left the
-    /// 412 marked games at 397 exact on each of 16 playout seeds. Ko kills
-    /// are no death (the ko is the players'), and a failed attack is a
-    /// life only as said of [`GroupReading::Survives`].
-    fn of(answer: Attack, exact: bool, captor_died: bool) -> GroupReading {
+    /// 412 marked games at 397 exact on each of 16 playout seeds. Not so a
+    /// group that holds a chain the layers found alive with confidence:
+    /// read whole, its unsure chains are the weak part of a living group
+    /// (a corner that joins its friend across a point the attacker cannot
+    /// take), and an unfinished reading says nothing against the friend's
+    /// life; of the 17 results the judgement won and the 2 it lost, this
+    /// keeps the 17 and wins back the 2. Ko kills are no death (the ko is
+    /// the players'), and a failed attack is a life only as said of
+    /// [`GroupReading::Survives`].
+    fn of(answer: Attack, read: Reading) -> GroupReading {
         match answer {
-            Attack::Kills if exact => GroupReading::Dead(OWL_CONFIDENCE),
+            Attack::Kills if read.exact => GroupReading::Dead(OWL_CONFIDENCE),
             Attack::Kills => GroupReading::Dead(OWL_JUDGED),
+            Attack::Unknown if read.holds_alive => GroupReading::Nothing,
             Attack::Unknown => GroupReading::Dead(OWL_UNREAD),
-            Attack::Fails if captor_died => GroupReading::CaptorDies,
-            Attack::Fails if exact => GroupReading::Survives,
+            Attack::Fails if read.captor_died => GroupReading::CaptorDies,
+            Attack::Fails if read.exact => GroupReading::Survives,
             Attack::Fails | Attack::KoKills => GroupReading::Nothing,
         }
     }
@@ -624,7 +645,16 @@ impl Settler {
                 let answer = self.owl.attack(board, goal, standing, budget);
                 let used = u32::try_from(self.owl.expanded - before).unwrap_or(u32::MAX);
                 pool = pool.saturating_sub(used);
-                let found = GroupReading::of(answer, self.owl.exact, self.owl.captor_died);
+                let holds_alive = cluster.iter().any(|&(_, c)| {
+                    let f = &chains[c as usize];
+                    f.status != Status::Dead && !unsure(f)
+                });
+                let read = Reading {
+                    exact: self.owl.exact,
+                    captor_died: self.owl.captor_died,
+                    holds_alive,
+                };
+                let found = GroupReading::of(answer, read);
                 for &(_, c) in cluster {
                     let c = c as usize;
                     match found {

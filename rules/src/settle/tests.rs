@@ -1299,24 +1299,29 @@ fn a_false_seki_on_the_edge_is_dead() {
 #[test]
 fn what_a_group_reading_makes_of_the_group() {
     use GroupReading::*;
-    assert_eq!(
-        GroupReading::of(Attack::Kills, true, false),
-        Dead(OWL_CONFIDENCE)
-    );
-    assert_eq!(
-        GroupReading::of(Attack::Kills, false, false),
-        Dead(OWL_JUDGED)
-    );
-    // Out of budget: dead by judgement, the least sure death of the reader.
-    assert_eq!(
-        GroupReading::of(Attack::Unknown, false, false),
-        Dead(OWL_UNREAD)
-    );
-    assert_eq!(GroupReading::of(Attack::Fails, false, true), CaptorDies);
-    assert_eq!(GroupReading::of(Attack::Fails, true, true), CaptorDies);
-    assert_eq!(GroupReading::of(Attack::Fails, true, false), Survives);
-    assert_eq!(GroupReading::of(Attack::Fails, false, false), Nothing);
-    assert_eq!(GroupReading::of(Attack::KoKills, true, false), Nothing);
+    let of = |answer, exact, captor_died, holds_alive| {
+        GroupReading::of(
+            answer,
+            Reading {
+                exact,
+                captor_died,
+                holds_alive,
+            },
+        )
+    };
+    assert_eq!(of(Attack::Kills, true, false, false), Dead(OWL_CONFIDENCE));
+    assert_eq!(of(Attack::Kills, false, false, false), Dead(OWL_JUDGED));
+    // A kill read to the end stands whatever the group holds.
+    assert_eq!(of(Attack::Kills, false, false, true), Dead(OWL_JUDGED));
+    // Out of budget: dead by judgement, the least sure death of the reader,
+    // unless the group holds a chain the layers were sure was alive.
+    assert_eq!(of(Attack::Unknown, false, false, false), Dead(OWL_UNREAD));
+    assert_eq!(of(Attack::Unknown, false, false, true), Nothing);
+    assert_eq!(of(Attack::Fails, false, true, false), CaptorDies);
+    assert_eq!(of(Attack::Fails, true, true, false), CaptorDies);
+    assert_eq!(of(Attack::Fails, true, false, false), Survives);
+    assert_eq!(of(Attack::Fails, false, false, false), Nothing);
+    assert_eq!(of(Attack::KoKills, true, false, false), Nothing);
 }
 
 #[test]
