@@ -398,11 +398,14 @@ impl Survey {
                     // A prisoner in atari next to a group in atari is prey
                     // too: taking it is the group's answer to the atari.
                     // So is a chain found dead: the group gets its points
-                    // in the end.
+                    // in the end. Any of its stones says so, since the
+                    // attacker may have joined a stone of the reading to
+                    // one found dead (found first or not, the chain is
+                    // the dead stone's).
                     if race {
                         self.races.extend(libs[..n].iter().map(|&l| l as u16));
                     }
-                    let dead = standing[q] == Standing::Dead;
+                    let dead = board.stones(oh).any(|t| standing[t] == Standing::Dead);
                     if (n == 1 && (self.is_outside(q) || self.in_atari)) || race || dead {
                         self.prey = true;
                     }

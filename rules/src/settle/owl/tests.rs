@@ -343,3 +343,43 @@ fn a_group_with_a_chain_in_atari_is_not_alive_with_the_attacker_to_move() {
     assert!(!survey.alive(true), "the attacker to move takes a4");
     assert!(survey.alive(false), "the owner to move may still save it");
 }
+
+#[test]
+fn a_dead_stone_the_attacker_extends_is_still_prey() {
+    // Black's stone on d4 was found dead inside White's ring. Black's
+    // move on c4 in the reading joins it to a stone that touches the
+    // ring: the chain is still the dead stone's, which White takes in the
+    // end, whichever of its stones the survey meets first.
+    let d = "
+        . . . . . . .
+        . O O O O O .
+        . O . . . O .
+        . O . X . O .
+        . O . . . O .
+        . O O O O O .
+        . . . . . . .";
+    let position = Position::from_diagram(d).expect("a valid diagram");
+    let extension = PlayoutBoard::cell(2, 3);
+    let board = {
+        let mut b = PlayoutBoard::from_diagram(d);
+        b.play(extension, 1);
+        b
+    };
+    let mut standing = vec![Standing::Open; crate::board::chains::CELLS];
+    let mut rooted = vec![false; crate::board::chains::CELLS];
+    for y in 0..7 {
+        for x in 0..7 {
+            let p = Point::new(x as u8, y as u8).expect("on the board");
+            rooted[PlayoutBoard::cell(x, y)] = position.get(p).is_some();
+        }
+    }
+    standing[PlayoutBoard::cell(3, 3)] = Standing::Dead;
+    let goal = [PlayoutBoard::cell(1, 1) as u16];
+    let played = [extension as u16];
+    let mut survey = super::eval::Survey::default();
+    survey.run(&board, 2, &goal, &played, &standing, &rooted);
+    assert!(
+        survey.prey,
+        "the extended dead stone is still the ring's to take"
+    );
+}
