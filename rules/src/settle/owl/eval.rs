@@ -387,7 +387,15 @@ impl Survey {
                     // the group has liberties, the race is not lost yet.
                     let outside = n - shared;
                     let counted = n < libs.len();
-                    let proven = board.stones(oh).any(|t| standing[t] == Standing::Sure);
+                    // What the layers found of the chain, from any of its
+                    // stones: the attacker may have joined a stone of the
+                    // reading to one found alive or dead, and the chain
+                    // is that stone's whichever the survey met first.
+                    let (mut proven, mut dead) = (false, false);
+                    for t in board.stones(oh) {
+                        proven |= standing[t] == Standing::Sure;
+                        dead |= standing[t] == Standing::Dead;
+                    }
                     let race = self.is_outside(q)
                         && rooted[q]
                         && !proven
@@ -395,17 +403,13 @@ impl Survey {
                         && (n <= 3
                             || (n <= 5 && n <= key_libs + 1)
                             || (counted && outside <= key_libs));
-                    // A prisoner in atari next to a group in atari is prey
-                    // too: taking it is the group's answer to the atari.
-                    // So is a chain found dead: the group gets its points
-                    // in the end. Any of its stones says so, since the
-                    // attacker may have joined a stone of the reading to
-                    // one found dead (found first or not, the chain is
-                    // the dead stone's).
                     if race {
                         self.races.extend(libs[..n].iter().map(|&l| l as u16));
                     }
-                    let dead = board.stones(oh).any(|t| standing[t] == Standing::Dead);
+                    // A prisoner in atari next to a group in atari is prey
+                    // too: taking it is the group's answer to the atari.
+                    // So is a chain found dead: the group gets its points
+                    // in the end.
                     if (n == 1 && (self.is_outside(q) || self.in_atari)) || race || dead {
                         self.prey = true;
                     }
