@@ -337,7 +337,11 @@ impl GroupReading {
     /// take), and an unfinished reading says nothing against the friend's
     /// life; of the 17 results the judgement won and the 2 it lost, this
     /// keeps the 17 and wins back the 2. Ko kills are no death (the ko is
-    /// the players'), and a failed attack is a life only as said of
+    /// the players'), nor are kills by the first move of a mutual atari
+    /// the game ended with (on the 2,167 KGS games with a numeric result,
+    /// two games change, both to GNU Go's dead stones: an 18-stone chain
+    /// in atari beside two cutting stones in atari had been read dead),
+    /// and a failed attack is a life only as said of
     /// [`GroupReading::Survives`].
     fn of(answer: Attack, read: Reading) -> GroupReading {
         match answer {
@@ -347,7 +351,7 @@ impl GroupReading {
             Attack::Unknown => GroupReading::Dead(OWL_UNREAD),
             Attack::Fails if read.captor_died => GroupReading::CaptorDies,
             Attack::Fails if read.exact => GroupReading::Survives,
-            Attack::Fails | Attack::KoKills => GroupReading::Nothing,
+            Attack::Fails | Attack::KoKills | Attack::Tempo => GroupReading::Nothing,
         }
     }
 }

@@ -1322,6 +1322,9 @@ fn what_a_group_reading_makes_of_the_group() {
     assert_eq!(of(Attack::Fails, true, false, false), Survives);
     assert_eq!(of(Attack::Fails, false, false, false), Nothing);
     assert_eq!(of(Attack::KoKills, true, false, false), Nothing);
+    // Nor is a kill by the first move of a mutual atari, exact or not.
+    assert_eq!(of(Attack::Tempo, true, false, false), Nothing);
+    assert_eq!(of(Attack::Tempo, false, false, false), Nothing);
 }
 
 #[test]

@@ -40,7 +40,11 @@
 //! seki); a line too long, or a search out of budget, proves nothing.
 //! Ko is noted, not assumed: the attacker first reads without taking any
 //! ko, and only when that fails, and a ko was what it refused, reads again
-//! with kos allowed; a kill found only then is a kill by ko.
+//! with kos allowed; a kill found only then is a kill by ko. So is a
+//! mutual atari the game ended with (a chain of the group and an attacker
+//! chain touching it, both in atari): the owner's capture is read as
+//! played, and a group that lives then dies only by a tempo neither side
+//! took.
 
 use super::enclosure::Enclosures;
 use super::playout::{PlayoutBoard, BORDER};
@@ -78,6 +82,11 @@ pub(crate) enum Attack {
     Kills,
     /// Killed only by taking a ko: whether it dies is the ko's.
     KoKills,
+    /// Killed only by moving first in a mutual atari: a chain of the
+    /// group and an attacker chain touching it were both in atari when
+    /// the game ended, so whoever moved first would have captured, and
+    /// the players, who both passed, left it to neither.
+    Tempo,
     /// Every try of the attacker was answered: the group lives (or lives
     /// in seki).
     Fails,
@@ -360,6 +369,30 @@ impl Owl {
                 self.standing[s] = Standing::Open;
             }
         }
+        // A mutual atari at the root: whoever moves first captures, and
+        // the players, who both passed, left it to neither. The group
+        // dies of it only if it dies when its owner captures first, so
+        // that is the position read.
+        let tempo = mutual_atari(board, goal);
+        if let Some(p) = tempo {
+            for q in nbrs(p) {
+                if self.root.stone(q) != self.opp {
+                    continue;
+                }
+                let h = self.root.head_of(q);
+                if self.root.atari_point(h) == Some(p) {
+                    for c in self.root.stones(h) {
+                        self.rooted[c] = false;
+                        self.standing[c] = Standing::Open;
+                    }
+                }
+            }
+            self.root.play(p, me);
+            self.root.pass();
+            self.rooted[p] = true;
+            self.standing[p] = Standing::Open;
+            self.root_hash = hash_of(&self.root);
+        }
         self.table.clear();
         self.ko_allowed = false;
         self.ko_refused = false;
@@ -367,6 +400,7 @@ impl Owl {
         self.captor_died = false;
         match self.prove(budget) {
             Some(true) => Attack::Kills,
+            Some(false) if tempo.is_some() => Attack::Tempo,
             Some(false) if self.ko_refused => {
                 self.ko_allowed = true;
                 self.table.clear();
@@ -514,4 +548,21 @@ impl Owl {
             side = 3 - side;
         }
     }
+}
+
+/// The point where the owner captures when a chain of the group on
+/// `goal` is in atari on `board` and touches an opponent chain in atari
+/// too: a fight the game ended with, which neither side took.
+fn mutual_atari(board: &PlayoutBoard, goal: &[usize]) -> Option<usize> {
+    goal.iter().find_map(|&c| {
+        let h = board.head_of(c);
+        let opp = 3 - board.stone(c);
+        board.atari_point(h)?;
+        board.stones(h).find_map(|s| {
+            nbrs(s)
+                .into_iter()
+                .filter(|&q| board.stone(q) == opp)
+                .find_map(|q| board.atari_point(board.head_of(q)))
+        })
+    })
 }

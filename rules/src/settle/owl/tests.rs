@@ -383,3 +383,56 @@ fn a_dead_stone_the_attacker_extends_is_still_prey() {
         "the extended dead stone is still the ring's to take"
     );
 }
+
+/// Black's corner (b9, a8, b8) is in atari at a9, and White's two cutting
+/// stones (c9, c8) beside it are in atari at d9: the game ended with
+/// whoever moves first capturing. Black, capturing first at d9, joins the
+/// corner to the stones below and has two eyes (a9 and c9-c8).
+const MUTUAL_ATARI: &str = "
+    . X O . X O . . .
+    X X O X X O . . .
+    O O X X . O . . .
+    . O X . O O . . .
+    . O O O O . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .";
+
+#[test]
+fn a_mutual_atari_kills_only_by_a_tempo() {
+    let (answer, nodes) = read(MUTUAL_ATARI, &["ba", "db"]);
+    assert_eq!(answer, Attack::Tempo, "after {nodes} positions");
+    // The corner alone, the same.
+    assert_eq!(read(MUTUAL_ATARI, &["ba"]).0, Attack::Tempo);
+}
+
+#[test]
+fn an_atari_beside_cutting_stones_with_two_liberties_kills() {
+    // Without Black's d8 the cutting stones have two liberties: White
+    // takes the corner at a9 and Black has nothing to take back.
+    let mut rows: Vec<String> = MUTUAL_ATARI.lines().map(str::to_string).collect();
+    let row = &mut rows[2];
+    let at = row.find("X X O X X O").expect("the second row") + 6;
+    row.replace_range(at..at + 1, ".");
+    let d = rows.join("\n");
+    assert_eq!(read(&d, &["ba"]).0, Attack::Kills, "{d}");
+}
+
+#[test]
+fn a_group_that_dies_after_its_capture_is_killed_still() {
+    // Black's ring and White's stone inside it (d6) are in atari on the
+    // same point (e6): Black captures first, but the one point it gets
+    // back is one eye, and White takes the ring by playing on it.
+    let d = "
+        . . . . . . . . .
+        . O O O O O . . .
+        . O X X X O . . .
+        . O X O . O . . .
+        . O X X X O . . .
+        . O O O O O . . .
+        . . . . . . . . .
+        . . . . . . . . .
+        . . . . . . . . .";
+    assert_eq!(read(d, &["cc"]).0, Attack::Kills);
+}
