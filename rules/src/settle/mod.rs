@@ -53,10 +53,14 @@
 //!    its unsure chains dead, and so does a reading that runs out of its
 //!    budget (a judgement, confidence 0.6: a group the layers doubt and
 //!    the reader cannot show alive in thousands of positions is one
-//!    players count dead); an attack that fails makes its open chains
+//!    players count dead); an attack that fails makes its unsure chains
 //!    alive, when an opponent chain touching it survives its own reading
 //!    too (two groups in contact that each live with the other moving
-//!    first: a seki, or a race neither can start). A capture is a kill
+//!    first: a seki, or a race neither can start), or when an opponent
+//!    chain beside it is in atari (a capture at once, whoever moves
+//!    first). The attacker's moves include the liberties of the owner's
+//!    weak chains beside the group's liberties (stones that keep those
+//!    liberties the group's). A capture is a kill
 //!    only if the captor survives it: stones inside an eye space whose
 //!    capture leaves the captor a nakade are alive (in seki), before the
 //!    tactical reader's kill as well, and their captor is read in turn,
@@ -597,8 +601,8 @@ impl Settler {
     /// reaching, one found dead is neither). A group holding a chain the
     /// layers are sure of is read in parts without it ([`split_group`]).
     /// A kill the reader finds makes the part's unsure chains dead. Its
-    /// "the attack fails" decides only open chains (the playouts even),
-    /// and only beside an opponent chain it says the same of
+    /// "the attack fails" decides unsure chains only beside an opponent
+    /// chain it says the same of, or beside one in atari
     /// ([`Settler::keep_mutual_lives`]): alone, measured against the
     /// players' results, it is right less often than the playouts it
     /// would replace, because the attacker's moves it reads are few.
@@ -675,7 +679,7 @@ impl Settler {
         }
         self.find_races_won();
         self.check_kills(chains);
-        self.keep_mutual_lives();
+        self.keep_mutual_lives(w);
         let read = self
             .owl_fates
             .iter()
@@ -686,7 +690,7 @@ impl Settler {
                 if unsure(fate) {
                     fate.read_as(status, confidence);
                 }
-            } else if (seki && unsure(fate)) || (lives && fate.is_open()) {
+            } else if (seki || lives) && unsure(fate) {
                 fate.read_as(Status::Alive, OWL_JUDGED);
             }
         }
@@ -778,19 +782,35 @@ impl Settler {
     /// opponent chain (touching, or sharing a liberty) it says the same
     /// of: two groups in contact that each survive the other moving first
     /// live together (a seki, or a race neither can start), which is
-    /// what playouts close to even show. Alone, a failed attack proves
-    /// little: the attacker's moves read are few, and a big group the
-    /// players counted dead often survives them.
-    fn keep_mutual_lives(&mut self) {
+    /// what playouts close to even show. So do chains beside an opponent
+    /// chain in atari: the group takes it at once whoever moves first,
+    /// a life that rests on no attacker move the reader left out, and
+    /// one random play misses (a chain the playouts leaned dead, 61%,
+    /// took two stones in atari to join its living group in
+    /// 2015-10-24-16). Alone otherwise, a failed attack proves little: the
+    /// attacker's moves read are few, and a big group the players
+    /// counted dead often survives them.
+    fn keep_mutual_lives(&mut self, w: usize) {
         let statics = &self.statics;
         let lives = &self.owl_lives;
         let moot = &mut self.moot;
         moot.clear();
+        let board = self.playouts.start_board();
+        let takes = |c: usize| {
+            let Some(board) = board else { return false };
+            let (color, stones) = statics.chain(c);
+            stones.iter().any(|&p| {
+                statics.neighbours(p as usize).any(|q| {
+                    statics.color_at(q) == Some(color.other())
+                        && board.atari_point(board.head_of(cell_of(q, w))).is_some()
+                })
+            })
+        };
         for c in 0..lives.len() {
             if !lives[c] {
                 continue;
             }
-            if !beside(statics, c, |o| lives[o]) {
+            if !beside(statics, c, |o| lives[o]) && !takes(c) {
                 moot.push(c as u32);
             }
         }

@@ -1009,13 +1009,23 @@ fn a_proven_kill_inside_a_group_judged_dead_is_no_contradiction() {
 /// (the static guess deciding, the playouts even) with the given guess,
 /// then read by the group reader: their fates after it.
 fn read_open<const N: usize>(diagram: &str, found: [(&str, Status); N]) -> [ChainFate; N] {
+    read_found(diagram, found, Layer::Static, OPEN_CONFIDENCE)
+}
+
+/// [`read_open`], the chains decided by `layer` with `confidence`.
+fn read_found<const N: usize>(
+    diagram: &str,
+    found: [(&str, Status); N],
+    layer: Layer,
+    confidence: f32,
+) -> [ChainFate; N] {
     let (mut settler, position, mut chains) = settled(diagram);
     let at = found.map(|(sgf, _)| anchored(&chains, sgf));
     for (&c, (_, status)) in at.iter().zip(found) {
         chains[c] = ChainFate {
             status,
-            layer: Layer::Static,
-            confidence: OPEN_CONFIDENCE,
+            layer,
+            confidence,
             ..chains[c]
         };
     }
@@ -1044,18 +1054,37 @@ fn two_open_groups_in_seki_that_each_survive_the_other_live() {
     }
 }
 
+#[test]
+fn groups_the_playouts_lean_dead_that_each_survive_the_other_live() {
+    // The same seki, the playouts five to three against both: the
+    // reading, which each survives, decides them as it does open ones.
+    let [black, white] = read_found(
+        SEKI_WITHOUT_EYES,
+        [("ca", Status::Dead), ("ea", Status::Dead)],
+        Layer::Playouts,
+        0.25,
+    );
+    for f in [black, white] {
+        assert_eq!(
+            (f.status, f.layer),
+            (Status::Alive, Layer::Reading),
+            "{f:?}"
+        );
+    }
+}
+
 /// Which chains keep the reader's "the attack fails" after
 /// [`Settler::keep_mutual_lives`], in White's framed territory holding
 /// `inside`, when the reader found it of the chains anchored at `lives`.
 fn lives_kept<const N: usize>(inside: [&str; 8], lives: [&str; N]) -> [bool; N] {
-    let (mut settler, _, chains) = settled(&framed(inside));
+    let (mut settler, position, chains) = settled(&framed(inside));
     let at = lives.map(|sgf| anchored(&chains, sgf));
     settler.owl_lives.clear();
     settler.owl_lives.resize(chains.len(), false);
     for &c in &at {
         settler.owl_lives[c] = true;
     }
-    settler.keep_mutual_lives();
+    settler.keep_mutual_lives(position.size().width() as usize);
     at.map(|c| settler.owl_lives[c])
 }
 
@@ -1064,6 +1093,21 @@ fn lives_kept<const N: usize>(inside: [&str; 8], lives: [&str; N]) -> [bool; N] 
 const TWO_IN_CONTACT_AND_ONE_APART: [&str; 8] = [
     ". . . .", ". . O .", ". . . .", ". . . .", "X X . .", "X X O .", ". . O .", ". . . .",
 ];
+
+/// Black's chain (e3, f3, e4) beside White's stone f4, which is in atari
+/// (its last liberty f5), and Black's lone stone g4.
+const BESIDE_A_STONE_IN_ATARI: [&str; 8] = [
+    ". . . .", ". X X .", ". X O X", ". . . .", ". . . .", ". . . .", ". . . .", ". . . .",
+];
+
+#[test]
+fn a_failed_attack_stands_beside_a_stone_to_take_at_once() {
+    // The group survives by taking f4 whoever moves first: that is no
+    // attacker move the reader left out.
+    assert_eq!(lives_kept(BESIDE_A_STONE_IN_ATARI, ["ec"]), [true]);
+    // Without a stone in atari beside it, alone, it is not.
+    assert_eq!(lives_kept(TWO_IN_CONTACT_AND_ONE_APART, ["df"]), [false]);
+}
 
 #[test]
 fn a_failed_attack_stands_only_beside_a_partner_that_survives_too() {

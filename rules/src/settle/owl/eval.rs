@@ -108,6 +108,11 @@ pub(crate) struct Survey {
     pub(crate) reinforce: Vec<u16>,
     pub(crate) vital: Vec<u16>,
     pub(crate) links: Vec<u16>,
+    /// The liberties of the owner's chains outside the group, not found
+    /// alive and short of liberties, beside a liberty of the group: the
+    /// stones that keep the group's outside liberties its own (taken,
+    /// they open them to the attacker).
+    pub(crate) cuts: Vec<u16>,
     pub(crate) eye_points: Vec<u16>,
     pub(crate) true_eyes: Vec<u16>,
     pub(crate) own_libs: Vec<u16>,
@@ -245,6 +250,7 @@ impl Survey {
             &mut self.reinforce,
             &mut self.vital,
             &mut self.links,
+            &mut self.cuts,
             &mut self.eye_points,
             &mut self.true_eyes,
             &mut self.own_libs,
@@ -432,6 +438,12 @@ impl Survey {
                     // Friends two or three steps away.
                     for m in nbrs(l) {
                         let t = board.stone(m);
+                        if t == me && self.goal_mark[m] != g && !strong(standing[m]) {
+                            let n = board.liberties(board.head_of(m), &mut libs);
+                            if n <= 2 {
+                                self.cuts.extend(libs[..n].iter().map(|&x| x as u16));
+                            }
+                        }
                         if t == me && self.goal_mark[m] != g && strong(standing[m]) {
                             self.reaches_friend = true;
                             self.links.push(l as u16);

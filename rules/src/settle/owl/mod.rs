@@ -24,7 +24,9 @@
 //! * the move generator ([`moves`]) draws from that survey: the vital
 //!   points of the eye spaces, the group's liberties and the room beyond,
 //!   the points between it and its friends, the liberties of the chains
-//!   around it that are short of liberties, and a pass; the attacker may
+//!   around it that are short of liberties (the attacker's too, and for
+//!   the attacker those of the owner's weak chains beside the group's
+//!   liberties, which keep them the group's), and a pass; the attacker may
 //!   also throw in a few stones on the group's liberties, the sacrifice
 //!   that turns a seki-looking corner into a dead shape;
 //! * the search ([`search`]) is a proof-number search, which follows the

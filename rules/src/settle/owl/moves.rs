@@ -36,12 +36,12 @@ impl Owl {
                 &sv.takes,
                 &sv.vital,
                 &sv.links,
+                &sv.cuts,
                 &sv.eye_points,
                 &sv.own_libs,
                 &sv.other_libs,
                 &sv.reinforce,
                 &sv.beyond,
-                &[],
             ]
         } else {
             [

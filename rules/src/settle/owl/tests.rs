@@ -436,3 +436,25 @@ fn a_group_that_dies_after_its_capture_is_killed_still() {
         . . . . . . . . .";
     assert_eq!(read(d, &["cc"]).0, Attack::Kills);
 }
+
+/// White's corner group (g8, h8, i8, h7) has its outside liberty at f8
+/// only because White's stones beside it (d8-e8-e7-f7, and f9) keep
+/// Black out: Black cannot play f8 (no liberty) until it fills d7, the
+/// last-but-one liberty of those stones. The rest of the corner is one
+/// eye at most (g9 and i9 beside Black's h9).
+const CORNER_KEPT_BY_WEAK_STONES: &str = "
+    . . X X X O . X .
+    . . X O O . O O O
+    . . X . O O X O X
+    . . X X X X X X .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .";
+
+#[test]
+fn the_attacker_takes_the_liberties_of_weak_stones_beside_the_group() {
+    let (answer, nodes) = read_as(CORNER_KEPT_BY_WEAK_STONES, &["gb"], NODE_BUDGET, &["cd"]);
+    assert_eq!(answer, Attack::Kills, "after {nodes} positions");
+}
