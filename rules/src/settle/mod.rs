@@ -797,13 +797,9 @@ impl Settler {
         moot.clear();
         let board = self.playouts.start_board();
         let takes = |c: usize| {
-            let Some(board) = board else { return false };
-            let (color, stones) = statics.chain(c);
-            stones.iter().any(|&p| {
-                statics.neighbours(p as usize).any(|q| {
-                    statics.color_at(q) == Some(color.other())
-                        && board.atari_point(board.head_of(cell_of(q, w))).is_some()
-                })
+            board.is_some_and(|b| {
+                let cell = cell_of(statics.chain(c).1[0] as usize, w);
+                b.capture_beside(b.head_of(cell)).is_some()
             })
         };
         for c in 0..lives.len() {
@@ -1356,12 +1352,7 @@ fn tempo_fights(
         }
         // A chain that can take a neighbour in atari is in a race of
         // equals: whoever moves first takes.
-        let takes = board.stones(h).any(|s| {
-            nbrs(s)
-                .into_iter()
-                .any(|n| board.stone(n) == 3 - me && board.atari_point(board.head_of(n)).is_some())
-        });
-        if takes {
+        if board.capture_beside(h).is_some() {
             continue;
         }
         let first = found.len();

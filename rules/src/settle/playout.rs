@@ -192,6 +192,18 @@ impl PlayoutBoard {
         (n > 0 && s * s == n * self.lib_squares[h]).then(|| (s / n) as usize)
     }
 
+    /// Where the chain with head `h` captures at once: the only liberty of
+    /// an opponent chain touching it that is in atari, if there is one.
+    pub(crate) fn capture_beside(&self, h: usize) -> Option<usize> {
+        let opp = 3 - self.stone(h);
+        self.stones(h).find_map(|s| {
+            nbrs(s)
+                .into_iter()
+                .filter(|&q| self.stone(q) == opp)
+                .find_map(|q| self.atari_point(self.head_of(q)))
+        })
+    }
+
     /// Puts a stone of colour `me` on the empty point `c`, with no capture
     /// and no check: for boards set up to be read, never for play.
     pub(crate) fn fill_point(&mut self, c: usize, me: u8) {

@@ -438,15 +438,22 @@ impl Survey {
                     // Friends two or three steps away.
                     for m in nbrs(l) {
                         let t = board.stone(m);
-                        if t == me && self.goal_mark[m] != g && !strong(standing[m]) {
-                            let n = board.liberties(board.head_of(m), &mut libs);
-                            if n <= 2 {
-                                self.cuts.extend(libs[..n].iter().map(|&x| x as u16));
+                        if t == me && self.goal_mark[m] != g {
+                            if strong(standing[m]) {
+                                self.reaches_friend = true;
+                                self.links.push(l as u16);
+                            } else {
+                                // Each such chain once (its head marked
+                                // as the liberties are).
+                                let h = board.head_of(m);
+                                if self.seen_mark[h] != g2 {
+                                    self.seen_mark[h] = g2;
+                                    let n = board.liberties(h, &mut libs);
+                                    if n <= 2 {
+                                        self.cuts.extend(libs[..n].iter().map(|&x| x as u16));
+                                    }
+                                }
                             }
-                        }
-                        if t == me && self.goal_mark[m] != g && strong(standing[m]) {
-                            self.reaches_friend = true;
-                            self.links.push(l as u16);
                         } else if t == 0 {
                             let far = nbrs(m).into_iter().any(|r| {
                                 board.stone(r) == me

@@ -558,13 +558,7 @@ impl Owl {
 fn mutual_atari(board: &PlayoutBoard, goal: &[usize]) -> Option<usize> {
     goal.iter().find_map(|&c| {
         let h = board.head_of(c);
-        let opp = 3 - board.stone(c);
         board.atari_point(h)?;
-        board.stones(h).find_map(|s| {
-            nbrs(s)
-                .into_iter()
-                .filter(|&q| board.stone(q) == opp)
-                .find_map(|q| board.atari_point(board.head_of(q)))
-        })
+        board.capture_beside(h)
     })
 }
