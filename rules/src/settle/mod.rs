@@ -1740,17 +1740,17 @@ fn follow_parts(
 /// give: on the 1,767 KGS games with a result, taking only the reader's
 /// proven kills reproduced one result more (1,695), but of the 27
 /// self-play games it changed in 3,009 (`verdict synth --games 4000`),
-/// GNU Go sided with the old answer in 7 and the
-/// new in 2; taking an unfinished reading as a death too, as for a group
-/// read whole, gave two more on KGS (1,696) and lost two of the fox pro
-/// games (open corners, no wider than the KGS group it killed rightly);
+/// GNU Go sided with the old answer in 7 and the new in 2; taking an
+/// unfinished reading as a death too, as for a group read whole, gave two
+/// more on KGS (1,696) and lost two of the fox pro games (groups beside
+/// open corners, which GNU Go calls alive);
 /// judged kills broke 18 to 21 results even when every chain of the dragon
 /// was unsure (a five-stone group on an open side "killed" after a line
 /// of attacker moves the owner had answers to). What separates these
 /// chains is the connection to the living chain, which the reader only
 /// sees when the living chain is read with them. Dragons joined instead by
 /// two shared liberties (and not read when that joins them to a sure
-/// chain) did no better: proven kills only, KGS +1 -1, fox -1, ai +1;
+/// chain) did no better: proven kills only, KGS +1 -1, fox +1 -2, ai +1;
 /// with unfinished readings as deaths, KGS +2 -2, fox +1 -4, ai +2.
 fn split_group(
     statics: &Statics,
