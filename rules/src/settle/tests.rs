@@ -1350,6 +1350,17 @@ fn what_a_group_reading_makes_of_the_group() {
                 exact,
                 captor_died,
                 holds_alive,
+                reaches_friend: false,
+            },
+        )
+    };
+    let with_friend = |answer, exact| {
+        GroupReading::of(
+            answer,
+            Reading {
+                exact,
+                reaches_friend: true,
+                ..Reading::default()
             },
         )
     };
@@ -1361,6 +1372,11 @@ fn what_a_group_reading_makes_of_the_group() {
     // unless the group holds a chain the layers were sure was alive.
     assert_eq!(of(Attack::Unknown, false, false, false), Dead(OWL_UNREAD));
     assert_eq!(of(Attack::Unknown, false, false, true), Nothing);
+    // Nor when a friend found alive is within reach: joining it is a way
+    // to live the reading did not finish. A kill read to the end stands.
+    assert_eq!(with_friend(Attack::Unknown, false), Nothing);
+    assert_eq!(with_friend(Attack::Kills, true), Dead(OWL_CONFIDENCE));
+    assert_eq!(with_friend(Attack::Kills, false), Dead(OWL_JUDGED));
     assert_eq!(of(Attack::Fails, false, true, false), CaptorDies);
     assert_eq!(of(Attack::Fails, true, true, false), CaptorDies);
     assert_eq!(of(Attack::Fails, true, false, false), Survives);

@@ -417,6 +417,23 @@ impl Owl {
         }
     }
 
+    /// Whether the group of the last [`Owl::attack`] has, as the position
+    /// stands, a friend found alive two or three steps away: a way to
+    /// live by joining it that a reading out of budget may not have
+    /// finished. Surveys the root again; asked only of unfinished
+    /// readings, which are few.
+    pub(crate) fn reaches_friend(&mut self) -> bool {
+        self.survey.run(
+            &self.root,
+            self.me,
+            &self.goal,
+            &[],
+            &self.standing,
+            &self.rooted,
+        );
+        self.survey.reaches_friend
+    }
+
     /// Whether the key chain's capture on the work board (the owner to
     /// move) costs the captor its life: `Some(exact)` when the owner,
     /// moving first, kills the captor, `None` when it does not or when

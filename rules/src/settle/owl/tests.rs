@@ -26,6 +26,13 @@ fn read_within(diagram: &str, points: &[&str], budget: u32) -> (Attack, u64) {
 /// [`read_within`], the chains on `alive` (SGF points) taken as found
 /// alive without proof, as the playouts find them.
 fn read_as(diagram: &str, points: &[&str], budget: u32, alive: &[&str]) -> (Attack, u64) {
+    let mut owl = Owl::default();
+    let answer = read_by(&mut owl, diagram, points, budget, alive);
+    (answer, owl.expanded)
+}
+
+/// [`read_as`] by `owl`, which keeps what it read.
+fn read_by(owl: &mut Owl, diagram: &str, points: &[&str], budget: u32, alive: &[&str]) -> Attack {
     let position = Position::from_diagram(diagram).expect("a valid diagram");
     let board = PlayoutBoard::from_diagram(diagram);
     let benson = PassAlive::of(&position);
@@ -60,9 +67,7 @@ fn read_as(diagram: &str, points: &[&str], budget: u32, alive: &[&str]) -> (Atta
         }
     };
     let _ = w;
-    let mut owl = Owl::default();
-    let answer = owl.attack(&board, &goal, standing, budget);
-    (answer, owl.expanded)
+    owl.attack(&board, &goal, standing, budget)
 }
 
 fn kills(diagram: &str, points: &[&str]) {
@@ -457,4 +462,32 @@ const CORNER_KEPT_BY_WEAK_STONES: &str = "
 fn the_attacker_takes_the_liberties_of_weak_stones_beside_the_group() {
     let (answer, nodes) = read_as(CORNER_KEPT_BY_WEAK_STONES, &["gb"], NODE_BUDGET, &["cd"]);
     assert_eq!(answer, Attack::Kills, "after {nodes} positions");
+}
+
+#[test]
+fn a_friend_found_alive_two_or_three_steps_away_is_in_reach() {
+    // Black's lone stone in White's framed territory, and a Black block
+    // below it, two steps away (across f6) or three (across f6 and f7).
+    let near = boards::framed([
+        ". . . .", ". . . .", ". . . .", ". . X .", ". . . .", ". . X X", ". . X X", ". . . .",
+    ]);
+    let far = boards::framed([
+        ". . . .", ". . . .", ". . . .", ". . X .", ". . . .", ". . . .", ". . X X", ". . X X",
+    ]);
+    let beyond = boards::framed([
+        ". . . .", ". . . .", ". X . .", ". . . .", ". . . .", ". . . .", ". . X X", ". . X X",
+    ]);
+    let reaches = |diagram: &str, stone: &str, alive: &[&str]| {
+        let mut owl = Owl::default();
+        read_by(&mut owl, diagram, &[stone], NODE_BUDGET, alive);
+        owl.reaches_friend()
+    };
+    assert!(reaches(&near, "fe", &["fg"]));
+    assert!(reaches(&far, "fe", &["fh"]));
+    assert!(
+        !reaches(&beyond, "ed", &["fh"]),
+        "four steps is out of reach"
+    );
+    // A block the layers did not find alive is no friend to reach.
+    assert!(!reaches(&near, "fe", &[]));
 }
