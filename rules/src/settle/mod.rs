@@ -1764,6 +1764,11 @@ fn follow_parts(
 /// two shared liberties (and not read when that joins them to a sure
 /// chain) did no better: proven kills only, KGS +1 -1, fox +1 -2, ai +1;
 /// with unfinished readings as deaths, KGS +2 -2, fox +1 -4, ai +2.
+/// Nor did the friend in reach ([`Owl::reaches_friend`]) separate them:
+/// dragons of the unsure living chains alone (joined by [`near_chains`],
+/// read after the parts), an unfinished reading a death only without a
+/// friend in reach, gave KGS +2 -1, fox +1 -4 (the same two pro games
+/// broken), ai +1; proven kills only, KGS +1 -1, fox +1 -2.
 fn split_group(
     statics: &Statics,
     members: &[(u32, u32, u32)],
