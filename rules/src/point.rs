@@ -106,7 +106,7 @@ impl Point {
     }
 
     /// Reads an SGF coordinate pair (`b"dd"`): lowercase `a`-`z` are 0-25,
-    /// uppercase `A`-`Z` are 26-51 (FF[4]); anything that is not below
+    /// uppercase `A`-`Z` are 26-51 (`FF[4]`); anything that is not below
     /// [`MAX_SIZE`] is `None`.
     pub const fn from_sgf(pair: [u8; 2]) -> Option<Point> {
         const fn coord(c: u8) -> Option<u8> {

@@ -6,7 +6,7 @@
 //!
 //! A record is a variant game when `RU` names it (`RU[Dajiefang]` in any
 //! case, `RU[大解放]`), or when any move carries `MF` (then the game is
-//! flagged [`Problem::VariantInferred`]). [`crate::game::Game::from_sgf`]
+//! flagged [`Problem::VariantInferred`](crate::problem::Problem::VariantInferred)). [`crate::game::Game::from_sgf`]
 //! reads the convention into a [`Record`]; [`Replayer`] replays it under the
 //! variant's own legality, reported as the one family [`FAMILY`]; the
 //! ordinary families of [`crate::replay`] are never applied to it, because
