@@ -17,8 +17,8 @@ use thiserror::Error;
 use crate::point::Point;
 use crate::problem::{Problem, Problems};
 
-/// A property identifier: its uppercase letters only, so that the FF[3] long
-/// names reduce to the FF[4] ones (`AddBlack` is `AB`). Identifiers longer than
+/// A property identifier: its uppercase letters only, so that the `FF[3]` long
+/// names reduce to the `FF[4]` ones (`AddBlack` is `AB`). Identifiers longer than
 /// 8 uppercase letters keep their first 8.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Ident {
@@ -619,7 +619,7 @@ pub struct BadPoint;
 /// Calls `f` on every point of one value of a point list: a single point
 /// (`aa`) or a compressed rectangle (`aa:cc`, both corners inclusive). The
 /// corners may come in any order because some editors write them
-/// lower-right first; an empty value is an empty list (FF[4] `elist`).
+/// lower-right first; an empty value is an empty list (`FF[4]` `elist`).
 ///
 /// # Errors
 /// When the value is neither a point nor a rectangle of two points.
@@ -650,7 +650,7 @@ pub fn for_each_point(raw: &[u8], mut f: impl FnMut(Point)) -> Result<(), BadPoi
     Ok(())
 }
 
-/// Reads an `SZ` value: `19`, or `19:13` as width:height (FF[4] non-square
+/// Reads an `SZ` value: `19`, or `19:13` as width:height (`FF[4]` non-square
 /// boards). Range checks are [`crate::BoardSize`]'s job.
 pub fn parse_size(raw: &[u8]) -> Option<(u32, u32)> {
     fn number(raw: &[u8]) -> Option<u32> {

@@ -279,7 +279,7 @@ impl DoubleByte {
 /// feed become spaces as the SGF spec asks.
 ///
 /// Needs the encoding because Shift-JIS, Big5 and GBK trail bytes can be `\`
-/// or `]`: double-byte characters are kept whole (see [`DoubleByte`]).
+/// or `]`: double-byte characters are kept whole (see `DoubleByte`).
 pub fn unescape_text(raw: &[u8], enc: &'static Encoding, out: &mut Vec<u8>) {
     let db = DoubleByte::of(enc);
     let mut i = 0;

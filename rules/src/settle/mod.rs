@@ -8,13 +8,13 @@
 //! 1. [`Layer::Benson`]: unconditional life ([`crate::life`]). Pass-alive
 //!    chains are alive and stones inside the other colour's unconditional
 //!    territory are dead, whatever anyone plays. Confidence 1.
-//! 2. [`Layer::Static`]: eyes and enclosures ([`statics`]). A group with two
+//! 2. [`Layer::Static`]: eyes and enclosures (`statics`). A group with two
 //!    eyes of empty points lives (confidence 0.95). The layer also makes a
 //!    guess for every other chain: stones that cannot make two eyes inside
 //!    an area enclosed by living groups of the other colour are dead, weak
 //!    groups sharing liberties are in seki.
 //! 3. [`Layer::Playouts`]: the position is played to the end many times by
-//!    two careful random players ([`playout`]: no eye filling, no
+//!    two careful random players (`playout`: no eye filling, no
 //!    self-atari of big chains, so seki survives; captures and escapes from
 //!    atari first), and a chain whose point ends up the opponent's in most
 //!    playouts is dead. Confidence is how lopsided the playouts were; when
@@ -23,7 +23,7 @@
 //!    noise of that band's edge gets more playouts (up to 512), so that
 //!    which side it falls on does not depend on the draw.
 //! 4. [`Layer::Reading`]: every chain still on the board with three
-//!    liberties or fewer is read out move by move ([`reading`]); one that
+//!    liberties or fewer is read out move by move (`reading`); one that
 //!    is captured by force even when its owner moves first is dead. This
 //!    catches what random play misjudges by a count: a chain in atari
 //!    nobody took, a capturing race, a throw-in that leaves one eye.
@@ -36,7 +36,7 @@
 //!    living chain, it is dead and the captor lives. And a chain not
 //!    pass-alive, shut in by chains of the other colour the playouts
 //!    found alive, is read to the end inside that enclosure
-//!    ([`enclosure`]: eyes, nakade, seki, ko): when the opponent, moving
+//!    (`enclosure`: eyes, nakade, seki, ko): when the opponent, moving
 //!    first, captures every stone of its colour there, they are dead.
 //!    When the chain stands, the reverse is read too: if it, moving first,
 //!    captures every opponent stone inside (the race a chain with no
@@ -49,7 +49,7 @@
 //!    moving first, captures it (a straight or bent three, a square four:
 //!    eye shapes random attackers miss; confidence 0.9).
 //!    Then every group holding a chain still unsure is read as a group
-//!    ([`owl`]: can the opponent, moving first, kill it?): a kill makes
+//!    (`owl`: can the opponent, moving first, kill it?): a kill makes
 //!    its unsure chains dead, and so does a reading that runs out of its
 //!    budget (a judgement, confidence 0.6: a group the layers doubt and
 //!    the reader cannot show alive in thousands of positions is one
@@ -103,7 +103,7 @@
 //! reading) killed the drawn invader behind a gap on every seed, but on
 //! ../shared/corpora it changed three games, each away from its recorded
 //! result: the "gap" was as often a point of the group's own eye space.
-//! The group reader ([`owl`]) now reads such groups, but it does not yet
+//! The group reader (`owl`) now reads such groups, but it does not yet
 //! finish big invaders in a wide area the opponent has loosely closed:
 //! the empty area counts as their room (issue 20).
 //!
