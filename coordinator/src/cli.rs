@@ -125,7 +125,7 @@ pub enum Command {
     /// Deterministic: the same --seed gives the same files. Finished games
     /// carry verdict's own count as RE (about 2% deliberately wrong, so the
     /// self-check has something to find). With --variant dajiefang every
-    /// game is a 大解放 game (RU[Dajiefang], moving moves written B[to]MF[from]).
+    /// game is a 大解放 game (`RU[Dajiefang]`, moving moves written `B[to]MF[from]`).
     ///
     /// Examples:
     ///   verdict synth --games 10000 --out corpus/

@@ -542,7 +542,7 @@ impl Store {
     }
 
     /// Uploads the local file `from` as `key`: one conditional put when
-    /// small, a multipart upload of [`MULTIPART_BYTES`] pieces when large
+    /// small, a multipart upload of `MULTIPART_BYTES` pieces when large
     /// (read a piece at a time).
     ///
     /// # Errors

@@ -1,10 +1,10 @@
 //! From a job's inputs to shards of about equal size: one planner for the
 //! coordinator's jobs and for static shards (`verdict run --shard K/N`,
-//! [`static_shard`]), so both cut a corpus the same way.
+//! [`StaticShard`]), so both cut a corpus the same way.
 //!
 //! Files are taken in the order `verdict run` takes them and packed into
 //! shards of about `shard_bytes`. A plain SGF file larger than a shard is
-//! cut into parts at tree ends ([`verdict_worker::engine::cut`]: a parse,
+//! cut into parts at tree ends ([`crate::engine::cut`]: a parse,
 //! no replay), and each part, a byte range, is a shard of its own. The last
 //! part is open-ended, so a file that has grown loses no game. Archives are
 //! streams, and compressed files are read whole: neither is split.
