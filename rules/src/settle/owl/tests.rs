@@ -36,7 +36,6 @@ fn read_by(owl: &mut Owl, diagram: &str, points: &[&str], budget: u32, alive: &[
     let position = Position::from_diagram(diagram).expect("a valid diagram");
     let board = PlayoutBoard::from_diagram(diagram);
     let benson = PassAlive::of(&position);
-    let w = position.size().width() as usize;
     let cell_of = |sgf: &str| {
         let b = sgf.as_bytes();
         let p = Point::from_sgf([b[0], b[1]]).expect("a point");
@@ -66,7 +65,6 @@ fn read_by(owl: &mut Owl, diagram: &str, points: &[&str], budget: u32, alive: &[
             Standing::Open
         }
     };
-    let _ = w;
     owl.attack(&board, &goal, standing, budget)
 }
 
