@@ -494,15 +494,22 @@ impl Owl {
             return None;
         }
         // The captor's life is read against the owner's stones around it
-        // as they stand: only stones the layers found alive make that
-        // reading worth anything. A captor beside the rest of the group
-        // being read (stones inside a group that may itself be dead) is
-        // no captor to judge.
+        // as they stand: only chains holding a stone the layers found
+        // alive make that reading worth anything. A captor beside the
+        // rest of the group being read (stones inside a group that may
+        // itself be dead) is no captor to judge. A stone the owner played
+        // on the line is judged by the chain it joined: filling the
+        // captor's outside liberties from a living wall is how the owner
+        // wins such a race (KGS 2015-04-10-2: three stones in the eye of a
+        // group with two liberties outside, read dead because the filling
+        // stones, new on the board, counted as weak ones).
         for &h in &captor[..m] {
             for s in board.stones(h) {
                 for q in nbrs(s) {
                     if board.stone(q) == self.me
-                        && !matches!(self.standing[q], Standing::Sure | Standing::Alive)
+                        && !board
+                            .stones(board.head_of(q))
+                            .any(|t| matches!(self.standing[t], Standing::Sure | Standing::Alive))
                     {
                         return None;
                     }

@@ -264,7 +264,12 @@ fn a_throw_in_beside_the_group_turns_a_seki_into_a_dead_shape() {
 /// captured, but the capture leaves a straight three whose vital point
 /// White then takes, so the ring dies and no capture is a kill.
 fn read_nakade_seki(owl: &mut Owl) -> Attack {
-    let d = boards::framed(boards::NAKADE_SEKI);
+    read_nakade_seki_in(owl, boards::NAKADE_SEKI)
+}
+
+/// [`read_nakade_seki`] with `inside` drawn in White's frame.
+fn read_nakade_seki_in(owl: &mut Owl, inside: [&str; 8]) -> Attack {
+    let d = boards::framed(inside);
     let position = Position::from_diagram(&d).expect("a valid diagram");
     let board = PlayoutBoard::from_diagram(&d);
     let benson = PassAlive::of(&position);
@@ -288,6 +293,22 @@ fn read_nakade_seki(owl: &mut Owl) -> Attack {
 fn a_capture_that_leaves_the_captor_a_nakade_is_no_kill() {
     let mut owl = Owl::default();
     assert_eq!(read_nakade_seki(&mut owl), Attack::Fails);
+    assert!(owl.captor_died, "the failure comes from the captor's death");
+}
+
+#[test]
+fn stones_the_owner_fills_the_captors_liberties_with_join_its_living_wall() {
+    // White's two stones e4-f4 above the ring stand apart from White's
+    // pass-alive wall, and the ring's two liberties outside, d4 and g4,
+    // are between them and the wall. White fills them before the
+    // capture, as a race asks: the stones it plays there join the wall,
+    // so they are no weak stones of a group in doubt, and the captor's
+    // life is still the question. The capture leaves the ring a straight
+    // three and no liberty outside: no kill (a seki, as it stands).
+    let mut inside = boards::NAKADE_SEKI;
+    inside[3] = ". O O .";
+    let mut owl = Owl::default();
+    assert_eq!(read_nakade_seki_in(&mut owl, inside), Attack::Fails);
     assert!(owl.captor_died, "the failure comes from the captor's death");
 }
 
