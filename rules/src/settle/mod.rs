@@ -1596,24 +1596,8 @@ fn read_shut_in(
             .iter()
             .all(|&p| start.stone(cell_of(p as usize, w)) != opp);
         if pure {
-            let mut kept = 0;
-            for &p in area {
-                let cell = cell_of(p as usize, w);
-                if board.stone(cell) != 0 || fill[..n].contains(&(cell as u16)) {
-                    continue;
-                }
-                let around = nbrs(cell).map(|q| board.stone(q));
-                let by_wall = around.contains(&opp)
-                    || nbrs(cell).iter().any(|q| fill[..n].contains(&(*q as u16)));
-                if by_wall && around.contains(&me) {
-                    if kept < OUTSIDE_LIBERTIES {
-                        kept += 1;
-                    } else {
-                        fill[n] = cell as u16;
-                        n += 1;
-                    }
-                }
-            }
+            let cells = area.iter().map(|&p| cell_of(p as usize, w));
+            n = spend_outside_liberties(board, cells, me, &mut fill, n);
         }
         // A filled point never joins two of the opponent's chains: that
         // would save a weak one the group could capture.
@@ -1685,6 +1669,50 @@ fn read_shut_in(
             }
         }
     }
+}
+
+/// Adds to `fill` (its first `n` points chosen already) the outside
+/// liberties of the `me` stones on `cells` past the first
+/// [`OUTSIDE_LIBERTIES`]: the empty points by the wall (next to a stone
+/// of the other colour or to a point chosen) and next to a stone of
+/// `me`, which can never be eyes. Returns how many points `fill` holds.
+/// A point joining two of `me`'s chains is neither kept nor spent: it is
+/// where the owner connects, and filled it would cut the group the
+/// reading is about from the rest of its colour in the area (KGS
+/// 2015-01-08-37: a 12-stone chain joined by two such points to a group
+/// the playouts were sure of, read dead as a chain cut off).
+fn spend_outside_liberties(
+    board: &PlayoutBoard,
+    cells: impl Iterator<Item = usize>,
+    me: u8,
+    fill: &mut [u16; CELLS],
+    mut n: usize,
+) -> usize {
+    let opp = 3 - me;
+    let mut kept = 0;
+    for cell in cells {
+        if board.stone(cell) != 0 || fill[..n].contains(&(cell as u16)) {
+            continue;
+        }
+        let around = nbrs(cell).map(|q| board.stone(q));
+        let by_wall =
+            around.contains(&opp) || nbrs(cell).iter().any(|q| fill[..n].contains(&(*q as u16)));
+        let mut heads = nbrs(cell)
+            .into_iter()
+            .filter(|&q| board.stone(q) == me)
+            .map(|q| board.head_of(q));
+        let first = heads.next();
+        let joins = first.is_some_and(|h| heads.any(|g| g != h));
+        if by_wall && first.is_some() && !joins {
+            if kept < OUTSIDE_LIBERTIES {
+                kept += 1;
+            } else {
+                fill[n] = cell as u16;
+                n += 1;
+            }
+        }
+    }
+    n
 }
 
 /// The open chains of a group [`split_group`] split (in `parts`) whose

@@ -1419,3 +1419,24 @@ fn a_chain_proven_to_survive_beside_a_group_proven_dead_has_won_the_race() {
     );
     assert_eq!(won(None), (false, false));
 }
+
+#[test]
+fn outside_liberties_are_spent_but_not_the_points_joining_the_group() {
+    // White's three stones in Black's closed area: the reading of a
+    // group shut in keeps two of their liberties by the wall (b2, d2)
+    // and fills the rest, but not c3 and e3, which join two of them.
+    let d = "
+        X X X X X X X X
+        X . . . . . . X
+        X O . O . O . X
+        X X X X X X X X";
+    let board = PlayoutBoard::from_diagram(d);
+    let cells = (0..4).flat_map(|y| (0..8).map(move |x| PlayoutBoard::cell(x, y)));
+    let mut fill = [0u16; CELLS];
+    let n = spend_outside_liberties(&board, cells, 2, &mut fill, 0);
+    let spent: Vec<(usize, usize)> = fill[..n]
+        .iter()
+        .map(|&c| PlayoutBoard::xy(usize::from(c)))
+        .collect();
+    assert_eq!(spent, [(5, 1), (6, 2)]);
+}
