@@ -306,6 +306,9 @@ enum GroupReading {
     /// Alive if an opponent chain beside it survives too
     /// ([`Settler::keep_mutual_lives`]).
     Survives,
+    /// Alive if it won a race ([`Settler::find_races_won`]): every attack
+    /// read failed, by the survey's judgement at the end of some line.
+    Holds,
     /// Nothing the layers' answer should give way to.
     Nothing,
 }
@@ -364,7 +367,8 @@ impl GroupReading {
             Attack::Unknown => GroupReading::Dead(OWL_UNREAD),
             Attack::Fails if read.captor_died => GroupReading::CaptorDies,
             Attack::Fails if read.exact => GroupReading::Survives,
-            Attack::Fails | Attack::KoKills | Attack::Tempo => GroupReading::Nothing,
+            Attack::Fails => GroupReading::Holds,
+            Attack::KoKills | Attack::Tempo => GroupReading::Nothing,
         }
     }
 }
@@ -455,6 +459,14 @@ pub struct Settler {
     /// Per chain: whether the reader found its group survives every
     /// attack it read, exactly.
     owl_lives: Vec<bool>,
+    /// Per chain: whether every attack the reader read on its group
+    /// failed, by judgement ([`GroupReading::Holds`]).
+    owl_holds: Vec<bool>,
+    /// Per chain: the group it was read in, counting from 0 (`u32::MAX`:
+    /// not read).
+    owl_group: Vec<u32>,
+    /// Scratch, per group read: whether a chain of it won a race.
+    groups_won: Vec<bool>,
     /// Per chain: whether it won a race ([`Settler::find_races_won`]).
     owl_won: Vec<bool>,
     /// Per chain: whether the reader found every capture of its group
@@ -632,6 +644,11 @@ impl Settler {
         self.owl_fates.resize(m, None);
         self.owl_lives.clear();
         self.owl_lives.resize(m, false);
+        self.owl_holds.clear();
+        self.owl_holds.resize(m, false);
+        self.owl_group.clear();
+        self.owl_group.resize(m, u32::MAX);
+        let mut read_so_far = 0u32;
         self.owl_seki.clear();
         self.owl_seki.resize(m, false);
         self.follow.clear();
@@ -677,13 +694,16 @@ impl Settler {
                 let found = GroupReading::of(answer, read);
                 for &(_, c) in cluster {
                     let c = c as usize;
+                    self.owl_group[c] = read_so_far;
                     match found {
                         GroupReading::Dead(sure) => self.owl_fates[c] = Some((Status::Dead, sure)),
                         GroupReading::CaptorDies => self.owl_seki[c] = true,
                         GroupReading::Survives => self.owl_lives[c] = true,
+                        GroupReading::Holds => self.owl_holds[c] = true,
                         GroupReading::Nothing => {}
                     }
                 }
+                read_so_far += 1;
                 if found == GroupReading::CaptorDies {
                     self.inner.extend(cluster.iter().map(|&(_, c)| c));
                 }
@@ -775,19 +795,47 @@ impl Settler {
         }
     }
 
-    /// Marks the chains that won a race: the reader proved they survive
-    /// their opponent moving first, and proved the opponent's group beside
-    /// them dies when they move first. Whoever starts, they win: alive,
-    /// whatever the playouts found (random play fills liberties in no
-    /// order), and no dead wall of the group they killed.
+    /// Marks the chains that won a race: the reader found their group
+    /// survives their opponent moving first (every attack it read failed,
+    /// proven or by the survey's judgement), and proved the opponent's
+    /// group beside one of its chains dies when they move first. Whoever
+    /// starts, they win: alive, whatever the playouts found (random play
+    /// fills liberties in no order), and no dead wall of the group they
+    /// killed. The group wins whole, as it was read: its chains away
+    /// from the race live with the one in it.
+    ///
+    /// A judged failure is weak evidence alone (the attacker's moves are
+    /// few; [`Settler::keep_mutual_lives`] does not take it), but beside
+    /// a proven kill of the opponent it is the other half of a race read
+    /// from both sides. On the 1,767 unmarked KGS games with a result,
+    /// judged failures reproduced two more results (a corner of seven
+    /// stones around White's dead ones, and a 12-stone chain read with
+    /// the group that won the race) and lost none; the 412 marked games
+    /// stayed at 397 exact on each of 16 seeds.
     fn find_races_won(&mut self) {
         let statics = &self.statics;
-        let (lives, owl) = (&self.owl_lives, &self.owl_fates);
+        let (lives, holds, owl) = (&self.owl_lives, &self.owl_holds, &self.owl_fates);
         let proven =
             |o: usize| matches!(owl[o], Some((Status::Dead, sure)) if sure >= OWL_CONFIDENCE);
         self.owl_won.clear();
         self.owl_won
-            .extend((0..lives.len()).map(|c| lives[c] && beside(statics, c, proven)));
+            .extend((0..lives.len()).map(|c| (lives[c] || holds[c]) && beside(statics, c, proven)));
+        let group = &self.owl_group;
+        self.groups_won.clear();
+        for (c, &won) in self.owl_won.iter().enumerate() {
+            let g = group.get(c).copied().unwrap_or(u32::MAX);
+            if won && g != u32::MAX {
+                let g = g as usize;
+                if self.groups_won.len() <= g {
+                    self.groups_won.resize(g + 1, false);
+                }
+                self.groups_won[g] = true;
+            }
+        }
+        for (c, won) in self.owl_won.iter_mut().enumerate() {
+            let g = group.get(c).copied().unwrap_or(u32::MAX) as usize;
+            *won |= self.groups_won.get(g).copied().unwrap_or(false);
+        }
     }
 
     /// Keeps the reader's "the attack fails" only for chains next to an

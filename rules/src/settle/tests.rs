@@ -1380,7 +1380,8 @@ fn what_a_group_reading_makes_of_the_group() {
     assert_eq!(of(Attack::Fails, false, true, false), CaptorDies);
     assert_eq!(of(Attack::Fails, true, true, false), CaptorDies);
     assert_eq!(of(Attack::Fails, true, false, false), Survives);
-    assert_eq!(of(Attack::Fails, false, false, false), Nothing);
+    // A failure by judgement counts only in a race (find_races_won).
+    assert_eq!(of(Attack::Fails, false, false, false), Holds);
     assert_eq!(of(Attack::KoKills, true, false, false), Nothing);
     // Nor is a kill by the first move of a mutual atari, exact or not.
     assert_eq!(of(Attack::Tempo, true, false, false), Nothing);
@@ -1408,6 +1409,10 @@ fn a_chain_proven_to_survive_beside_a_group_proven_dead_has_won_the_race() {
         settler.owl_lives.resize(chains.len(), false);
         settler.owl_lives[pair] = true;
         settler.owl_lives[apart] = true;
+        settler.owl_holds.clear();
+        settler.owl_holds.resize(chains.len(), false);
+        settler.owl_group.clear();
+        settler.owl_group.resize(chains.len(), u32::MAX);
         settler.find_races_won();
         (settler.owl_won[pair], settler.owl_won[apart])
     };
@@ -1439,4 +1444,48 @@ fn outside_liberties_are_spent_but_not_the_points_joining_the_group() {
         .map(|&c| PlayoutBoard::xy(usize::from(c)))
         .collect();
     assert_eq!(spent, [(5, 1), (6, 2)]);
+}
+
+#[test]
+fn a_group_judged_to_survive_beside_a_group_proven_dead_wins_the_race_whole() {
+    // The board of the test above. White's pair survives every attack
+    // read, by judgement; Black's block beside it is proven dead.
+    let inside = [
+        ". . . .", ". . . .", ". X X .", ". X O .", ". . O .", ". . . .", ". . O .", ". . . .",
+    ];
+    let won = |holds: bool, apart_read_with_pair: bool| {
+        let (mut settler, _, chains) = settled(&framed(inside));
+        let (block, pair, apart) = (
+            anchored(&chains, "ed"),
+            anchored(&chains, "fe"),
+            anchored(&chains, "fh"),
+        );
+        settler.owl_fates.clear();
+        settler.owl_fates.resize(chains.len(), None);
+        settler.owl_fates[block] = Some((Status::Dead, OWL_CONFIDENCE));
+        settler.owl_lives.clear();
+        settler.owl_lives.resize(chains.len(), false);
+        settler.owl_holds.clear();
+        settler.owl_holds.resize(chains.len(), false);
+        settler.owl_holds[pair] = holds;
+        settler.owl_holds[apart] = holds;
+        settler.owl_group.clear();
+        settler.owl_group.resize(chains.len(), u32::MAX);
+        settler.owl_group[block] = 0;
+        settler.owl_group[pair] = 1;
+        settler.owl_group[apart] = if apart_read_with_pair { 1 } else { 2 };
+        settler.find_races_won();
+        (settler.owl_won[pair], settler.owl_won[apart])
+    };
+    assert_eq!(won(true, false), (true, false), "the race is the pair's");
+    assert_eq!(
+        won(true, true),
+        (true, true),
+        "read as one group, it wins whole"
+    );
+    assert_eq!(
+        won(false, true),
+        (false, false),
+        "no failure read, no race won"
+    );
 }
