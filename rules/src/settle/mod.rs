@@ -666,7 +666,7 @@ impl Settler {
                 if !cluster.iter().any(|&(_, c)| unsure(&chains[c as usize])) {
                     continue;
                 }
-                let standing = standing_of(statics, chains, w);
+                let standing = reading_standing(statics, chains, &self.owl_lives, w);
                 let goal = &mut self.goal;
                 goal.clear();
                 goal.extend(
@@ -1988,6 +1988,28 @@ fn standing_of<'a>(
         } else {
             Standing::Alive
         }
+    }
+}
+
+/// What the group reader takes the chain on a cell to be while it reads
+/// the groups of a position: what the layers found ([`standing_of`]), and
+/// `Alive` for a chain they left open whose group the reader has already
+/// found to survive every attack, exactly (`lives`: a bigger group of the
+/// same position, read first). Such a group is a friend worth reaching:
+/// read as a stranger, a stone that joins it by two points was read
+/// hopeless and dead (KGS 2015-09-04-14: a lone stone on the first line,
+/// next to a 14-stone chain the reader had just found alive). On the
+/// 1,767 KGS results games this reproduced one more result and lost none.
+fn reading_standing<'a>(
+    statics: &'a Statics,
+    chains: &'a [ChainFate],
+    lives: &'a [bool],
+    w: usize,
+) -> impl Fn(usize) -> Standing + 'a {
+    let layers = standing_of(statics, chains, w);
+    move |cell| match layers(cell) {
+        Standing::Open if lives.get(chain_on(statics, cell, w)) == Some(&true) => Standing::Alive,
+        found => found,
     }
 }
 

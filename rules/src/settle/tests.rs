@@ -1489,3 +1489,27 @@ fn a_group_judged_to_survive_beside_a_group_proven_dead_wins_the_race_whole() {
         "no failure read, no race won"
     );
 }
+
+#[test]
+fn a_group_the_reader_found_to_survive_is_a_friend_to_the_groups_read_after_it() {
+    let inside = [
+        ". . . .", ". . . .", ". X X .", ". X O .", ". . O .", ". . . .", ". . O .", ". . . .",
+    ];
+    let d = framed(inside);
+    let (settler, _, mut chains) = settled(&d);
+    let w = 9;
+    let (pair, apart) = (anchored(&chains, "fe"), anchored(&chains, "fh"));
+    for c in [pair, apart] {
+        chains[c].status = Status::Dead;
+        chains[c].layer = Layer::Playouts;
+        chains[c].confidence = 0.3;
+    }
+    let mut lives = vec![false; chains.len()];
+    lives[pair] = true;
+    let standing = reading_standing(&settler.statics, &chains, &lives, w);
+    let cell = |x: usize, y: usize| PlayoutBoard::cell(x, y);
+    assert_eq!(standing(cell(5, 4)), Standing::Alive, "survived a reading");
+    assert_eq!(standing(cell(5, 7)), Standing::Open, "not read alive");
+    // The frame, pass-alive, stays sure.
+    assert_eq!(standing(cell(2, 0)), Standing::Sure);
+}
