@@ -58,7 +58,11 @@
 //!    too (two groups in contact that each live with the other moving
 //!    first: a seki, or a race neither can start), or when an opponent
 //!    chain beside it is in atari (a capture at once, whoever moves
-//!    first). The attacker's moves include the liberties of the owner's
+//!    first), or when an opponent group beside it was proven dead (a race
+//!    won from both sides; here a failure by the survey's judgement
+//!    counts too, and the group wins whole). Groups are read biggest
+//!    first, and one found to survive every attack is a friend to reach
+//!    for the groups read after it. The attacker's moves include the liberties of the owner's
 //!    weak chains beside the group's liberties (stones that keep those
 //!    liberties the group's). A capture is a kill
 //!    only if the captor survives it: stones inside an eye space whose

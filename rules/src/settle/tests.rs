@@ -1388,31 +1388,40 @@ fn what_a_group_reading_makes_of_the_group() {
     assert_eq!(of(Attack::Tempo, false, false, false), Nothing);
 }
 
+/// Black's block (e4-f4-e5) and White's two stones in contact (f5-f6)
+/// inside White's framed territory, and White's lone stone apart (f8).
+const RACE: [&str; 8] = [
+    ". . . .", ". . . .", ". X X .", ". X O .", ". . O .", ". . . .", ". . O .", ". . . .",
+];
+
+/// [`RACE`] settled with the group reader's findings cleared, and the
+/// block, the pair and the stone apart.
+fn race_settled() -> (Settler, Vec<ChainFate>, (usize, usize, usize)) {
+    let (mut settler, _, chains) = settled(&framed(RACE));
+    let found = (
+        anchored(&chains, "ed"),
+        anchored(&chains, "fe"),
+        anchored(&chains, "fh"),
+    );
+    let m = chains.len();
+    settler.owl_fates.clear();
+    settler.owl_fates.resize(m, None);
+    for read in [&mut settler.owl_lives, &mut settler.owl_holds] {
+        read.clear();
+        read.resize(m, false);
+    }
+    settler.owl_group.clear();
+    settler.owl_group.resize(m, u32::MAX);
+    (settler, chains, found)
+}
+
 #[test]
 fn a_chain_proven_to_survive_beside_a_group_proven_dead_has_won_the_race() {
-    // Black's block and White's two stones in contact inside White's
-    // framed territory, and White's lone stone apart.
-    let inside = [
-        ". . . .", ". . . .", ". X X .", ". X O .", ". . O .", ". . . .", ". . O .", ". . . .",
-    ];
     let won = |kill: Option<f32>| {
-        let (mut settler, _, chains) = settled(&framed(inside));
-        let (block, pair, apart) = (
-            anchored(&chains, "ed"),
-            anchored(&chains, "fe"),
-            anchored(&chains, "fh"),
-        );
-        settler.owl_fates.clear();
-        settler.owl_fates.resize(chains.len(), None);
+        let (mut settler, _, (block, pair, apart)) = race_settled();
         settler.owl_fates[block] = kill.map(|sure| (Status::Dead, sure));
-        settler.owl_lives.clear();
-        settler.owl_lives.resize(chains.len(), false);
         settler.owl_lives[pair] = true;
         settler.owl_lives[apart] = true;
-        settler.owl_holds.clear();
-        settler.owl_holds.resize(chains.len(), false);
-        settler.owl_group.clear();
-        settler.owl_group.resize(chains.len(), u32::MAX);
         settler.find_races_won();
         (settler.owl_won[pair], settler.owl_won[apart])
     };
@@ -1426,51 +1435,14 @@ fn a_chain_proven_to_survive_beside_a_group_proven_dead_has_won_the_race() {
 }
 
 #[test]
-fn outside_liberties_are_spent_but_not_the_points_joining_the_group() {
-    // White's three stones in Black's closed area: the reading of a
-    // group shut in keeps two of their liberties by the wall (b2, d2)
-    // and fills the rest, but not c3 and e3, which join two of them.
-    let d = "
-        X X X X X X X X
-        X . . . . . . X
-        X O . O . O . X
-        X X X X X X X X";
-    let board = PlayoutBoard::from_diagram(d);
-    let cells = (0..4).flat_map(|y| (0..8).map(move |x| PlayoutBoard::cell(x, y)));
-    let mut fill = [0u16; CELLS];
-    let n = spend_outside_liberties(&board, cells, 2, &mut fill, 0);
-    let spent: Vec<(usize, usize)> = fill[..n]
-        .iter()
-        .map(|&c| PlayoutBoard::xy(usize::from(c)))
-        .collect();
-    assert_eq!(spent, [(5, 1), (6, 2)]);
-}
-
-#[test]
 fn a_group_judged_to_survive_beside_a_group_proven_dead_wins_the_race_whole() {
-    // The board of the test above. White's pair survives every attack
-    // read, by judgement; Black's block beside it is proven dead.
-    let inside = [
-        ". . . .", ". . . .", ". X X .", ". X O .", ". . O .", ". . . .", ". . O .", ". . . .",
-    ];
+    // White's pair survives every attack read, by judgement; Black's
+    // block beside it is proven dead.
     let won = |holds: bool, apart_read_with_pair: bool| {
-        let (mut settler, _, chains) = settled(&framed(inside));
-        let (block, pair, apart) = (
-            anchored(&chains, "ed"),
-            anchored(&chains, "fe"),
-            anchored(&chains, "fh"),
-        );
-        settler.owl_fates.clear();
-        settler.owl_fates.resize(chains.len(), None);
+        let (mut settler, _, (block, pair, apart)) = race_settled();
         settler.owl_fates[block] = Some((Status::Dead, OWL_CONFIDENCE));
-        settler.owl_lives.clear();
-        settler.owl_lives.resize(chains.len(), false);
-        settler.owl_holds.clear();
-        settler.owl_holds.resize(chains.len(), false);
         settler.owl_holds[pair] = holds;
         settler.owl_holds[apart] = holds;
-        settler.owl_group.clear();
-        settler.owl_group.resize(chains.len(), u32::MAX);
         settler.owl_group[block] = 0;
         settler.owl_group[pair] = 1;
         settler.owl_group[apart] = if apart_read_with_pair { 1 } else { 2 };
@@ -1492,13 +1464,8 @@ fn a_group_judged_to_survive_beside_a_group_proven_dead_wins_the_race_whole() {
 
 #[test]
 fn a_group_the_reader_found_to_survive_is_a_friend_to_the_groups_read_after_it() {
-    let inside = [
-        ". . . .", ". . . .", ". X X .", ". X O .", ". . O .", ". . . .", ". . O .", ". . . .",
-    ];
-    let d = framed(inside);
-    let (settler, _, mut chains) = settled(&d);
+    let (settler, mut chains, (_, pair, apart)) = race_settled();
     let w = 9;
-    let (pair, apart) = (anchored(&chains, "fe"), anchored(&chains, "fh"));
     for c in [pair, apart] {
         chains[c].status = Status::Dead;
         chains[c].layer = Layer::Playouts;
@@ -1512,4 +1479,25 @@ fn a_group_the_reader_found_to_survive_is_a_friend_to_the_groups_read_after_it()
     assert_eq!(standing(cell(5, 7)), Standing::Open, "not read alive");
     // The frame, pass-alive, stays sure.
     assert_eq!(standing(cell(2, 0)), Standing::Sure);
+}
+
+#[test]
+fn outside_liberties_are_spent_but_not_the_points_joining_the_group() {
+    // White's three stones in Black's closed area: the reading of a
+    // group shut in keeps two of their liberties by the wall (b2, d2)
+    // and fills the rest, but not c3 and e3, which join two of them.
+    let d = "
+        X X X X X X X X
+        X . . . . . . X
+        X O . O . O . X
+        X X X X X X X X";
+    let board = PlayoutBoard::from_diagram(d);
+    let cells = (0..4).flat_map(|y| (0..8).map(move |x| PlayoutBoard::cell(x, y)));
+    let mut fill = [0u16; CELLS];
+    let n = spend_outside_liberties(&board, cells, 2, &mut fill, 0);
+    let spent: Vec<(usize, usize)> = fill[..n]
+        .iter()
+        .map(|&c| PlayoutBoard::xy(usize::from(c)))
+        .collect();
+    assert_eq!(spent, [(5, 1), (6, 2)]);
 }
