@@ -62,9 +62,9 @@
 //!    won from both sides; here a failure by the survey's judgement
 //!    counts too, and the group wins whole). Groups are read biggest
 //!    first, and one found to survive every attack is a friend to reach
-//!    for the groups read after it. The attacker's moves include the liberties of the owner's
-//!    weak chains beside the group's liberties (stones that keep those
-//!    liberties the group's). A capture is a kill
+//!    for the groups read after it. The attacker's moves include the
+//!    liberties of the owner's weak chains beside the group's liberties
+//!    (stones that keep those liberties the group's). A capture is a kill
 //!    only if the captor survives it: stones inside an eye space whose
 //!    capture leaves the captor a nakade are alive (in seki), before the
 //!    tactical reader's kill as well, and their captor is read in turn,
