@@ -1656,12 +1656,7 @@ fn read_shut_in(
         let mut filled = 0;
         for k in 0..n {
             let cell = usize::from(fill[k]);
-            let mut heads = nbrs(cell)
-                .into_iter()
-                .filter(|&q| board.stone(q) == opp)
-                .map(|q| board.head_of(q));
-            let first = heads.next();
-            if first.is_some_and(|h| heads.any(|g| g != h)) {
+            if joins_two_chains(board, cell, opp) {
                 continue;
             }
             board.fill_point(cell, opp);
@@ -1749,13 +1744,7 @@ fn spend_outside_liberties(
         let around = nbrs(cell).map(|q| board.stone(q));
         let by_wall =
             around.contains(&opp) || nbrs(cell).iter().any(|q| fill[..n].contains(&(*q as u16)));
-        let mut heads = nbrs(cell)
-            .into_iter()
-            .filter(|&q| board.stone(q) == me)
-            .map(|q| board.head_of(q));
-        let first = heads.next();
-        let joins = first.is_some_and(|h| heads.any(|g| g != h));
-        if by_wall && first.is_some() && !joins {
+        if by_wall && around.contains(&me) && !joins_two_chains(board, cell, me) {
             if kept < OUTSIDE_LIBERTIES {
                 kept += 1;
             } else {
@@ -1765,6 +1754,17 @@ fn spend_outside_liberties(
         }
     }
     n
+}
+
+/// Whether the empty point `cell` touches two different chains of
+/// `colour`: a stone there would join them.
+fn joins_two_chains(board: &PlayoutBoard, cell: usize, colour: u8) -> bool {
+    let mut heads = nbrs(cell)
+        .into_iter()
+        .filter(|&q| board.stone(q) == colour)
+        .map(|q| board.head_of(q));
+    let first = heads.next();
+    first.is_some_and(|h| heads.any(|g| g != h))
 }
 
 /// The open chains of a group [`split_group`] split (in `parts`) whose

@@ -298,8 +298,8 @@ fn a_capture_that_leaves_the_captor_a_nakade_is_no_kill() {
 
 #[test]
 fn stones_the_owner_fills_the_captors_liberties_with_join_its_living_wall() {
-    // White's two stones e4-f4 above the ring stand apart from White's
-    // pass-alive wall, and the ring's two liberties outside, d4 and g4,
+    // White's two stones e5-f5 above the ring stand apart from White's
+    // pass-alive wall, and the ring's two liberties outside, d5 and g5,
     // are between them and the wall. White fills them before the
     // capture, as a race asks: the stones it plays there join the wall,
     // so they are no weak stones of a group in doubt, and the captor's
