@@ -380,6 +380,167 @@ fn double_ko_seki_is_alive() {
     assert!(dead(d).is_empty(), "{:?}", dead(d));
 }
 
+/// Hanezeki: both sides have a string in atari, and whoever captures
+/// loses the race that follows, so it is a seki. Under pass-alive walls
+/// (White's a4-d8, Black's e4-i8), Black's eyeless group a1-a3-d3-d1 and
+/// White's eyeless group e3-i3-i2, f2-f1-e1-g1 share one liberty, e2;
+/// each has one more, c2 and i1, which is also the last liberty of the
+/// other's string inside its space: White's b2-b1-c1 and Black's
+/// g2-h2-h1. Black taking White's three at c2 leaves a bent three
+/// (b2-b1-c1); White places on b1 and, with two liberties against
+/// Black's three shortened by the placement, takes Black's three at i1
+/// and wins. White taking first loses the same way, by symmetry of
+/// shape. Filling e2 is self-atari for either side. So nothing is dead
+/// and the four chains at the bottom are seki. The shape was found by
+/// an exhaustive search of the bottom three rows (walls fixed, every
+/// line to the end, passes allowed): neither side moving first captures
+/// the other's group, and after either capture the other side, moving
+/// first, does. `the_hanezeki_board_is_a_hanezeki` runs that search.
+pub(super) const HANEZEKI: &str = "
+    . O . O X . X . X
+    O O O O X X X X X
+    O O O O X X X X X
+    O O O O X X X X X
+    O O O O X X X X X
+    O O O O X X X X X
+    X X X X O O O O O
+    X O . X . O X X O
+    X O O X O O O X .";
+
+/// Whether `attacker`, moving first, captures the chain on `target`
+/// before its own chain on `own` is captured: both sides play any empty
+/// point of `region` or pass, simple ko, two passes in a row end the line
+/// (the attacker has failed), and no line is longer than `depth` moves.
+/// Exhaustive, with a table of positions already answered: for the few
+/// empty points of a drawn fight.
+fn race_won(
+    board: &crate::board::Board,
+    attacker: Color,
+    target: Point,
+    own: Point,
+    region: &[Point],
+    depth: u32,
+) -> bool {
+    type Seen = std::collections::HashMap<(u64, bool, u8, Option<Point>, u32), bool>;
+    struct Race<'a> {
+        attacker: Color,
+        target: Point,
+        own: Point,
+        region: &'a [Point],
+        seen: Seen,
+    }
+    impl Race<'_> {
+        fn won(
+            &mut self,
+            b: &crate::board::Board,
+            to_move: Color,
+            ko: Option<Point>,
+            passes: u8,
+            depth: u32,
+        ) -> bool {
+            if passes == 2 || depth == 0 {
+                return false;
+            }
+            let key = (
+                b.recompute_hash(),
+                to_move == self.attacker,
+                passes,
+                ko,
+                depth,
+            );
+            if let Some(&known) = self.seen.get(&key) {
+                return known;
+            }
+            let attacking = to_move == self.attacker;
+            // The attacker needs one line that wins, the defender one
+            // that does not lose.
+            let mut answer = self.won(b, to_move.other(), None, passes + 1, depth - 1);
+            for &p in self.region {
+                if answer == attacking {
+                    break;
+                }
+                if b.get(p).is_some() || Some(p) == ko {
+                    continue;
+                }
+                let mut next = b.clone();
+                let Ok(outcome) = next.play(to_move, p) else {
+                    continue;
+                };
+                if outcome.suicided > 0 {
+                    continue;
+                }
+                answer = if next.get(self.target) != Some(self.attacker.other()) {
+                    true
+                } else if next.get(self.own) != Some(self.attacker) {
+                    false
+                } else {
+                    self.won(&next, to_move.other(), outcome.ko, 0, depth - 1)
+                };
+            }
+            self.seen.insert(key, answer);
+            answer
+        }
+    }
+    let mut race = Race {
+        attacker,
+        target,
+        own,
+        region,
+        seen: Seen::new(),
+    };
+    race.won(board, attacker, None, 0, depth)
+}
+
+#[test]
+fn the_hanezeki_board_is_a_hanezeki() {
+    // Checks the claim of [`HANEZEKI`] by playing the bottom three rows
+    // out, so that the expected statuses rest on a search, not on a
+    // reading of the diagram.
+    use crate::board::Board;
+    let pt = |x: u8, y: u8| Point::new(x, y).expect("on the board");
+    let region: Vec<Point> = (6..9).flat_map(|y| (0..9).map(move |x| pt(x, y))).collect();
+    let (black, white) = (pt(0, 6), pt(4, 6));
+    let board = Board::from_diagram(HANEZEKI).unwrap();
+    let depth = 30;
+    // Neither side, moving first, captures the other's group.
+    assert!(!race_won(
+        &board,
+        Color::Black,
+        white,
+        black,
+        &region,
+        depth
+    ));
+    assert!(!race_won(
+        &board,
+        Color::White,
+        black,
+        white,
+        &region,
+        depth
+    ));
+    // Black taking White's three at c2 loses the race; so does White
+    // taking Black's three at i1.
+    let mut taken = board.clone();
+    assert_eq!(taken.play(Color::Black, pt(2, 7)).unwrap().captured, 3);
+    assert!(race_won(&taken, Color::White, black, white, &region, depth));
+    let mut taken = board.clone();
+    assert_eq!(taken.play(Color::White, pt(8, 8)).unwrap().captured, 3);
+    assert!(race_won(&taken, Color::Black, white, black, &region, depth));
+}
+
+#[test]
+#[ignore = "known weakness: each string in atari is read alone and found captured (the reader's check that a capture costs the captor its life asks only when the owner's stones beside the captor are known alive, and here they are the other eyeless group of the race); the playouts leave both groups near even. GNU Go 3.8 gets it wrong too: it lists Black's group and string dead"]
+fn hanezeki_is_seki() {
+    let d = HANEZEKI;
+    assert!(dead(d).is_empty(), "{:?}", dead(d));
+    // Black's group and White's string in its space, White's group and
+    // Black's string in its space: all four are the seki.
+    for p in ["ag", "bh", "eg", "gh"] {
+        assert_eq!(fate_at(d, p).status, Status::Seki, "{p}");
+    }
+}
+
 /// Stones that need the right order to capture. Black's ring e4-g4, g5-g7,
 /// f7-e7, e6-e5 in White's framed territory holds a White stone at f5 and
 /// one empty point, f6. The obvious liberty to take, f6, is suicide for
