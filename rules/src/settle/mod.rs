@@ -79,6 +79,13 @@
 //!    Last, a tempo fight the playouts left even (an open chain in atari
 //!    next to an open opponent chain that is not) goes by convention to
 //!    the side that captures in one move (confidence 0.6).
+//!    After all of these, a small region walled in by pass-alive chains
+//!    only (at most 8 empty points) is played out to the end, Black
+//!    first and White first, by a minimax on its area count (`region`):
+//!    a chain whose fate there does not depend on who moves first gets
+//!    it (confidence 0.95), whatever the layers above found, since
+//!    nothing outside the walls can change it. This is what sees a
+//!    hanezeki, where whoever captures first loses the race.
 //! 5. [`Layer::RecordResult`]: when the record has a numeric result and its
 //!    rules are known, the result picks between statuses the layers above
 //!    left open (the caller does this, see [`crate::analyse`]).
@@ -119,6 +126,7 @@ mod owl;
 mod playout;
 mod proof;
 mod reading;
+mod region;
 mod shape;
 mod stamps;
 mod statics;
@@ -460,6 +468,8 @@ pub struct Settler {
     /// what it found.
     owl: Owl,
     owl_fates: Vec<Option<(Status, f32)>>,
+    /// Small regions between pass-alive walls, played out.
+    regions: region::Regions,
     /// Per chain: whether the reader found its group survives every
     /// attack it read, exactly.
     owl_lives: Vec<bool>,
@@ -604,6 +614,7 @@ impl Settler {
             self.read_out(w, &mut out.chains);
             self.read_groups(w, &mut out.chains);
             self.read_captors(w, &mut out.chains);
+            self.read_regions(&mut out.chains);
         }
         for (c, fate) in out.chains.iter().enumerate() {
             if fate.status == Status::Dead {
@@ -739,6 +750,20 @@ impl Settler {
             let fate = &mut chains[c as usize];
             if fate.is_open() {
                 fate.status = Status::Dead;
+            }
+        }
+    }
+
+    /// Plays out the small regions walled in by pass-alive chains only
+    /// ([`region`]): a chain whose fate there does not depend on who
+    /// moves first gets it, whatever the layers above found, since
+    /// nothing outside the walls can change it.
+    fn read_regions(&mut self, chains: &mut [ChainFate]) {
+        self.regions.read(&self.statics, chains);
+        for &(c, status) in &self.regions.decided {
+            let fate = &mut chains[c];
+            if fate.layer != Layer::Benson {
+                fate.read_as(status, READING_CONFIDENCE);
             }
         }
     }
