@@ -37,6 +37,15 @@ fn fate_at(diagram: &str, sgf: &str) -> ChainFate {
         .expect("a chain on that point")
 }
 
+/// Asserts that nothing on `diagram` is dead and that the chains on
+/// `points` (SGF coordinates) are labelled seki.
+fn assert_seki_nothing_dead(diagram: &str, points: &[&str]) {
+    assert!(dead(diagram).is_empty(), "{:?}", dead(diagram));
+    for p in points {
+        assert_eq!(fate_at(diagram, p).status, Status::Seki, "{p}");
+    }
+}
+
 /// A 9x9 frame: Black's pass-alive wall on the left (column b, eyes in
 /// column a), White's pass-alive wall around the rest (columns c and h and
 /// the top row, eyes in column i), and White's territory inside, columns d
@@ -344,11 +353,8 @@ pub(super) const SEKI_BEHIND_A_ONE_EYED_WALL: &str = "
 #[test]
 fn a_wall_with_one_eye_outside_does_not_wall_in_a_seki() {
     let d = SEKI_BEHIND_A_ONE_EYED_WALL;
-    assert!(dead(d).is_empty(), "{:?}", dead(d));
     // The two Black stones and White's two chains are the seki.
-    for p in ["ed", "cf", "gf", "fg"] {
-        assert_eq!(fate_at(d, p).status, Status::Seki, "{p}");
-    }
+    assert_seki_nothing_dead(d, &["ed", "cf", "gf", "fg"]);
     // Black's wall, with its eyes, is not.
     assert_eq!(fate_at(d, "ba").status, Status::Alive);
 }
@@ -534,13 +540,9 @@ fn the_hanezeki_board_is_a_hanezeki() {
 
 #[test]
 fn hanezeki_is_seki() {
-    let d = HANEZEKI;
-    assert!(dead(d).is_empty(), "{:?}", dead(d));
     // Black's group and White's string in its space, White's group and
     // Black's string in its space: all four are the seki.
-    for p in ["ag", "bh", "eg", "gh"] {
-        assert_eq!(fate_at(d, p).status, Status::Seki, "{p}");
-    }
+    assert_seki_nothing_dead(HANEZEKI, &["ag", "bh", "eg", "gh"]);
 }
 
 /// Stones that need the right order to capture. Black's ring e4-g4, g5-g7,
@@ -814,13 +816,10 @@ pub(super) const SENDING_TWO_RETURNING_ONE: &str = "
 
 #[test]
 fn sending_two_returning_one_kills_nothing() {
-    let d = SENDING_TWO_RETURNING_ONE;
-    assert!(dead(d).is_empty(), "{:?}", dead(d));
-    // And they are labelled seki, as the count sees them, though the
-    // playouts (which never fill a shared liberty) find them alive.
-    for p in ["ba", "da", "ab"] {
-        assert_eq!(fate_at(d, p).status, Status::Seki, "{p}");
-    }
+    // Nothing is dead, and the chains are labelled seki, as the count
+    // sees them, though the playouts (which never fill a shared
+    // liberty) find them alive.
+    assert_seki_nothing_dead(SENDING_TWO_RETURNING_ONE, &["ba", "da", "ab"]);
 }
 
 // The classes of issue 20: positions of the kinds the settler got wrong on
