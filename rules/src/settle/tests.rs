@@ -1663,21 +1663,3 @@ fn outside_liberties_are_spent_but_not_the_points_joining_the_group() {
         .collect();
     assert_eq!(spent, [(5, 1), (6, 2)]);
 }
-
-#[test]
-fn zz_dbg_hanezeki() {
-    let position = Position::from_diagram(HANEZEKI).unwrap();
-    let s = settle(&position);
-    for c in &s.chains {
-        eprintln!("{:?}", c);
-    }
-}
-
-#[test]
-fn zz_dbg_ring() {
-    let position = Position::from_diagram(RING_AROUND_A_SQUARE).unwrap();
-    let s = settle(&position);
-    for c in &s.chains {
-        eprintln!("{:?}", c);
-    }
-}
