@@ -572,17 +572,7 @@ impl Regions {
             (s.white, s.black)
         };
         // A stone next to a wall of its colour joins it: never taken.
-        let (my_wall, their_wall) = if black {
-            (
-                self.near_wall[Color::Black as usize],
-                self.near_wall[Color::White as usize],
-            )
-        } else {
-            (
-                self.near_wall[Color::White as usize],
-                self.near_wall[Color::Black as usize],
-            )
-        };
+        let [my_wall, their_wall] = walls;
         me |= bit;
         let empty = self.all() & !(me | them);
         let mut taken: Bits = 0;
