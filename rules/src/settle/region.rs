@@ -136,6 +136,8 @@ pub(crate) struct Regions {
     stack: Vec<usize>,
     table: Vec<Slot>,
     generation: u32,
+    /// The positions of the line [`Regions::line_end`] follows, which it
+    /// does not repeat.
     path: Vec<State>,
     nodes: u32,
     /// Whether the search below the current position reached [`MAX_LINE`].
@@ -328,19 +330,14 @@ impl Regions {
             // stones off says which are dead (a throw-in that scores the
             // same would leave them standing).
             let mut next = None;
-            'order: for captures in [true, false] {
-                let mut free = self.all() & !(s.black | s.white);
-                while free != 0 {
-                    let p = free.trailing_zeros() as usize;
-                    free &= free - 1;
-                    if p == usize::from(ko) {
-                        continue;
-                    }
+            'order: for mut set in self.move_order(s, black, ko) {
+                while set != 0 {
+                    let p = set.trailing_zeros() as usize;
+                    set &= set - 1;
                     let Some((after, k)) = self.play(s, p, black) else {
                         continue;
                     };
-                    let stones = |t: State| (t.black | t.white).count_ones();
-                    if (stones(after) <= stones(s)) != captures || self.path.contains(&after) {
+                    if self.path.contains(&after) {
                         continue;
                     }
                     if self.reaches(after, !black, 0, k, best)? {
@@ -412,38 +409,24 @@ impl Regions {
         }
         // Captures first: they decide most fights, and a good first move
         // cuts the rest short.
-        let free = self.all() & !(s.black | s.white);
-        let takes = self.capturing_points(s, black);
-        let mut order = [free & takes, free & !takes];
-        for p in (0..2).flat_map(|i| {
-            let mut set = std::mem::take(&mut order[i]);
-            std::iter::from_fn(move || {
-                (set != 0).then(|| {
-                    let p = set.trailing_zeros() as usize;
-                    set &= set - 1;
-                    p
-                })
-            })
-        }) {
-            if alpha >= beta {
-                break;
-            }
-            if p == usize::from(ko) {
-                continue;
-            }
-            let Some((after, k)) = self.play(s, p, black) else {
-                continue;
-            };
-            self.path.push(after);
-            let v = self.value(after, !black, 0, k, depth + 1, (alpha, beta));
-            self.path.pop();
-            let v = v?;
-            if black {
-                best = best.max(v);
-                alpha = alpha.max(v);
-            } else {
-                best = best.min(v);
-                beta = beta.min(v);
+        'moves: for mut set in self.move_order(s, black, ko) {
+            while set != 0 {
+                if alpha >= beta {
+                    break 'moves;
+                }
+                let p = set.trailing_zeros() as usize;
+                set &= set - 1;
+                let Some((after, k)) = self.play(s, p, black) else {
+                    continue;
+                };
+                let v = self.value(after, !black, 0, k, depth + 1, (alpha, beta))?;
+                if black {
+                    best = best.max(v);
+                    alpha = alpha.max(v);
+                } else {
+                    best = best.min(v);
+                    beta = beta.min(v);
+                }
             }
         }
         let bound = if best <= alpha0 {
@@ -467,26 +450,32 @@ impl Regions {
         Some(best)
     }
 
-    /// The points where `black` (or White) captures: the last liberty of
-    /// an opponent chain not joined to its wall.
-    fn capturing_points(&self, s: State, black: bool) -> Bits {
+    /// The empty points `black` (or White) may play, but the ko point:
+    /// first those where it captures (the last liberty of an opponent
+    /// chain not joined to its wall), then the rest.
+    fn move_order(&self, s: State, black: bool, ko: u8) -> [Bits; 2] {
         let (them, wall) = if black {
             (s.white, self.near_wall[Color::White as usize])
         } else {
             (s.black, self.near_wall[Color::Black as usize])
         };
         let empty = self.all() & !(s.black | s.white);
-        let mut points = 0;
+        let mut takes = 0;
         let mut rest = them;
         while rest != 0 {
             let chain = self.flood(them, rest & rest.wrapping_neg());
             rest &= !chain;
             let libs = self.around(chain) & empty;
             if libs.count_ones() == 1 && chain & wall == 0 {
-                points |= libs;
+                takes |= libs;
             }
         }
-        points
+        let free = if ko == NO_KO {
+            empty
+        } else {
+            empty & !(1 << ko)
+        };
+        [free & takes, free & !takes]
     }
 
     /// The exact value of `s` (full window).
@@ -547,18 +536,19 @@ impl Regions {
     /// point it leaves; `None` when the move is suicide.
     fn play(&self, s: State, p: usize, black: bool) -> Option<(State, u8)> {
         let bit: Bits = 1 << p;
-        let (own, walls) = if black {
-            (s.black, self.near_wall)
+        let [black_wall, white_wall] = self.near_wall;
+        let (mut me, mut them, my_wall, their_wall) = if black {
+            (s.black, s.white, black_wall, white_wall)
         } else {
-            (s.white, [self.near_wall[1], self.near_wall[0]])
+            (s.white, s.black, white_wall, black_wall)
         };
         // One's own eye: only stones of one chain of one's own around it,
         // and no wall. Filling it never gains a point (at best it takes a
         // liberty of one's own). Next to two of one's chains, or to one's
         // wall, it may connect them, which can save them: that is played.
-        if self.nbrs[p] & !own == 0 && (walls[0] | walls[1]) & bit == 0 {
+        if self.nbrs[p] & !me == 0 && (my_wall | their_wall) & bit == 0 {
             let around = self.nbrs[p];
-            let chain = self.flood(own, around & around.wrapping_neg());
+            let chain = self.flood(me, around & around.wrapping_neg());
             if around & !chain == 0 {
                 return None;
             }
@@ -566,13 +556,7 @@ impl Regions {
         if self.wide_and_closed(s, bit) {
             return None;
         }
-        let (mut me, mut them) = if black {
-            (s.black, s.white)
-        } else {
-            (s.white, s.black)
-        };
         // A stone next to a wall of its colour joins it: never taken.
-        let [my_wall, their_wall] = walls;
         me |= bit;
         let empty = self.all() & !(me | them);
         let mut taken: Bits = 0;
@@ -626,10 +610,18 @@ impl Regions {
         if area.count_ones() <= MAX_NAKADE {
             return false;
         }
-        let edge = self.around(area);
-        let black = edge & s.black != 0 || area & self.near_wall[Color::Black as usize] != 0;
-        let white = edge & s.white != 0 || area & self.near_wall[Color::White as usize] != 0;
+        let [black, white] = self.touches(s, area);
         black != white
+    }
+
+    /// Whether the empty `area` touches a Black stone or wall, and a
+    /// White one.
+    fn touches(&self, s: State, area: Bits) -> [bool; 2] {
+        let edge = self.around(area);
+        [
+            edge & s.black != 0 || area & self.near_wall[Color::Black as usize] != 0,
+            edge & s.white != 0 || area & self.near_wall[Color::White as usize] != 0,
+        ]
     }
 
     /// The points each colour owns in `s`, Black's then White's: its
@@ -642,12 +634,9 @@ impl Regions {
         while empty != 0 {
             let area = self.flood(all_empty, 1 << empty.trailing_zeros());
             empty &= !area;
-            let edge = self.around(area);
-            let black = edge & s.black != 0 || area & self.near_wall[Color::Black as usize] != 0;
-            let white = edge & s.white != 0 || area & self.near_wall[Color::White as usize] != 0;
-            match (black, white) {
-                (true, false) => owned[0] |= area,
-                (false, true) => owned[1] |= area,
+            match self.touches(s, area) {
+                [true, false] => owned[0] |= area,
+                [false, true] => owned[1] |= area,
                 _ => {}
             }
         }
