@@ -450,17 +450,11 @@ fn race_won(
             if passes == 2 || depth == 0 {
                 return false;
             }
-            let key = (
-                b.recompute_hash(),
-                to_move == self.attacker,
-                passes,
-                ko,
-                depth,
-            );
+            let attacking = to_move == self.attacker;
+            let key = (b.recompute_hash(), attacking, passes, ko, depth);
             if let Some(&known) = self.seen.get(&key) {
                 return known;
             }
-            let attacking = to_move == self.attacker;
             // The attacker needs one line that wins, the defender one
             // that does not lose.
             let mut answer = self.won(b, to_move.other(), None, passes + 1, depth - 1);
