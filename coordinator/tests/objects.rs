@@ -338,6 +338,64 @@ fn an_output_in_s3_is_published_whole_and_replaces_the_last() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Every key under `url/`, as verdict lists it.
+fn listed(url: &str) -> Vec<String> {
+    let u = ObjectUrl::parse(Path::new(url)).unwrap();
+    let prefix = if u.key.is_empty() {
+        String::new()
+    } else {
+        format!("{}/", u.key)
+    };
+    let got: Vec<String> = store(&u)
+        .unwrap()
+        .list(&prefix)
+        .unwrap()
+        .into_iter()
+        .map(|o| o.url.key)
+        .collect();
+    let mut sorted = got.clone();
+    sorted.sort();
+    assert_eq!(got, sorted, "a listing comes sorted by key");
+    got
+}
+
+#[test]
+fn a_prefix_is_listed_whole_through_its_folders_at_once() {
+    let Some(endpoint) = moto() else { return };
+    bucket(endpoint, "tree");
+    let st = store(&ObjectUrl::parse(Path::new("s3://tree")).unwrap()).unwrap();
+    // More folders than are listed at once, objects beside folders and
+    // nested in them, a chain of lone folders deeper than the listing
+    // goes down through, and neighbours that share the prefix's letters.
+    let mut want = vec![
+        "corpus/a.sgf".to_string(),
+        "corpus/deep/1/2/3/4/5/z.sgf".to_string(),
+        "corpus/deep/1/2/y.sgf".to_string(),
+    ];
+    for f in 0..12 {
+        for g in 0..3 {
+            want.push(format!("corpus/f{f:02}/g{g}.sgf"));
+        }
+        want.push(format!("corpus/f{f:02}/inner/h.sgf"));
+    }
+    let lone = ["chain/1/2/3/4/5/6/w.sgf".to_string()];
+    let beside = ["corpus2/x.sgf", "corpusx.sgf", "top.sgf"].map(String::from);
+    for key in want.iter().chain(&lone).chain(&beside) {
+        st.put(key, b"(;GM[1])".to_vec(), false).unwrap();
+    }
+    want.sort();
+    assert_eq!(listed("s3://tree/corpus"), want);
+    assert_eq!(listed("s3://tree/chain"), lone);
+    let mut everything: Vec<String> = want.iter().chain(&lone).chain(&beside).cloned().collect();
+    everything.sort();
+    assert_eq!(listed("s3://tree"), everything);
+    assert_eq!(
+        listed("s3://tree/corpus/f03/inner"),
+        ["corpus/f03/inner/h.sgf"]
+    );
+    assert!(listed("s3://tree/nothing").is_empty());
+}
+
 #[test]
 fn bad_urls_buckets_endpoints_and_credentials_say_what_to_check() {
     let Some(endpoint) = moto() else { return };

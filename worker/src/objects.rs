@@ -392,18 +392,48 @@ impl Store {
 
     /// Every object under `prefix` (a folder: `prefix/...`), sorted by key.
     ///
+    /// A listing is pages of 1,000 keys, each asked for after the last
+    /// came back: a million objects are a thousand round trips before
+    /// anything is read. So the folders under `prefix` (one level, found
+    /// with a delimiter; down through a folder that is all there is, a few
+    /// levels) are listed at once, [`LIST_FOLDERS_AT_ONCE`] at a time, and
+    /// a corpus kept in folders lists in the time of its biggest folder.
+    ///
     /// # Errors
     /// The listing is refused.
     pub fn list(&self, prefix: &str) -> Result<Vec<Listed>, ObjectError> {
         let key = Key::from(prefix);
         let shown = self.url(prefix);
+        let inner = &self.inner;
+        let fail = |e: object_store::Error| ObjectError::of(&shown, &e);
         let metas: Vec<ObjectMeta> = block_on(async {
             let mut out = Vec::new();
-            let mut stream = self
-                .inner
-                .list(if prefix.is_empty() { None } else { Some(&key) });
-            while let Some(m) = stream.next().await {
-                out.push(m.map_err(|e| ObjectError::of(&shown, &e))?);
+            let mut base = (!prefix.is_empty()).then_some(key);
+            let mut folders = Vec::new();
+            for depth in 0..=LIST_DESCENT {
+                let level = inner
+                    .list_with_delimiter(base.as_ref())
+                    .await
+                    .map_err(fail)?;
+                out.extend(level.objects);
+                folders = level.common_prefixes;
+                if folders.len() != 1 || depth == LIST_DESCENT {
+                    break;
+                }
+                base = folders.pop();
+            }
+            let mut lists = futures_util::stream::iter(folders)
+                .map(|folder| async move {
+                    let mut metas = Vec::new();
+                    let mut stream = inner.list(Some(&folder));
+                    while let Some(m) = stream.next().await {
+                        metas.push(m?);
+                    }
+                    Ok::<_, object_store::Error>(metas)
+                })
+                .buffer_unordered(LIST_FOLDERS_AT_ONCE);
+            while let Some(metas) = lists.next().await {
+                out.extend(metas.map_err(fail)?);
             }
             Ok::<_, ObjectError>(out)
         })?;
@@ -690,6 +720,13 @@ impl Store {
         Ok(Fetched::Bytes(bytes.to_vec()))
     }
 }
+
+/// Folders listed at once by [`Store::list`].
+const LIST_FOLDERS_AT_ONCE: usize = 8;
+
+/// How many levels [`Store::list`] goes down through a folder that holds
+/// everything under its parent, looking for folders to list at once.
+const LIST_DESCENT: usize = 3;
 
 /// Objects fetched ahead of the reader, in its order: a corpus of many
 /// small objects is read at the store's throughput, not one round trip
