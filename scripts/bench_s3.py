@@ -11,6 +11,12 @@ per request) or, with --s3s-fs, the Rust s3s-fs (`cargo install s3s-fs
 CPU is part of the wall time measured; the user and system CPU of verdict
 itself are printed too. The corpus is uploaded once (not timed); each run
 writes to a local folder, so only the reading differs.
+
+With --pin the server gets the machine's last core to itself and verdict
+(from files and from S3 alike) the others, `-j` as many: the store off the
+analysis cores, as a real object store is. What is left is what reading
+from a store costs verdict itself (requests, waiting, copies), not the
+server's CPU taken from the analysis.
 """
 
 import argparse
@@ -38,7 +44,19 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--threads", default="2")
     ap.add_argument("--s3s-fs", help="use this s3s-fs binary instead of moto_server")
+    ap.add_argument("--pin", action="store_true",
+                    help="the server on the last core, verdict on the others (-j as many)")
     args = ap.parse_args()
+    server_cpus, verdict_cpus = None, None
+    if args.pin:
+        cpus = sorted(os.sched_getaffinity(0))
+        if len(cpus) < 2:
+            sys.exit("--pin needs two cores at least")
+        server_cpus, verdict_cpus = {cpus[-1]}, set(cpus[:-1])
+        args.threads = str(len(verdict_cpus))
+
+    def pinned(cpus):
+        return None if cpus is None else (lambda: os.sched_setaffinity(0, cpus))
 
     port = free_port()
     endpoint = f"http://127.0.0.1:{port}"
@@ -49,10 +67,12 @@ def main():
         shutil.copytree(root, os.path.join(store.name, "bench", "corpus"))
         server = subprocess.Popen([args.s3s_fs, "--host", "127.0.0.1", "--port", str(port),
                                    "--access-key", "bench", "--secret-key", "bench-secret", store.name],
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                  preexec_fn=pinned(server_cpus))
     else:
         server = subprocess.Popen(["moto_server", "-H", "127.0.0.1", "-p", str(port)],
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                  preexec_fn=pinned(server_cpus))
     try:
         for _ in range(300):
             try:
@@ -85,7 +105,8 @@ def main():
                     t = time.perf_counter()
                     r = subprocess.run([args.verdict, "run", src, "--out", os.path.join(out, name),
                                         "--no-report", "-j", args.threads, "--json"],
-                                       env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                                       env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                       preexec_fn=pinned(verdict_cpus))
                     dt = time.perf_counter() - t
                     after = os.times()
                     used = (after.children_user - before.children_user) + (after.children_system - before.children_system)
@@ -97,7 +118,8 @@ def main():
         f, o = statistics.median(times["files"]), statistics.median(times["s3"])
         cf, co = statistics.median(cpu["files"]), statistics.median(cpu["s3"])
         server_name = "s3s-fs" if args.s3s_fs else "moto"
-        print(f"{n} objects, {size / 1e6:.1f} MB, {server_name} on the same cores, medians of {args.runs}:")
+        where = "on its own core" if args.pin else "on the same cores"
+        print(f"{n} objects, {size / 1e6:.1f} MB, {server_name} {where}, -j {args.threads}, medians of {args.runs}:")
         print(f"  wall: files {f:.2f} s, s3 {o:.2f} s: {100 * (o - f) / f:+.1f}%")
         print(f"  verdict's CPU: files {cf:.2f} s, s3 {co:.2f} s: {100 * (co - cf) / cf:+.1f}%")
     finally:
