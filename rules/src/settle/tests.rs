@@ -162,7 +162,7 @@ pub(super) const OPEN_TERRITORY_RING: &str = "
     . . X O . . . . .";
 
 #[test]
-#[ignore = "known weakness: in a wide open territory the playouts find the ring alive (0.82), too sure for the group reader to be asked; read, the ring would die (owl::tests)"]
+#[ignore = "known weakness: the static layer joins the ring to Black's wall through Black's area beyond White's eyeless wall, so the ring has the wall's eyes and the wall is an invader shut in Black's territory (read dead at 0.9); the playouts find the ring alive (0.82), too sure for the group reader, which would kill it (owl::tests)"]
 fn big_dead_group_in_open_territory() {
     // The same shape as `big_dead_group_with_many_liberties`, but White's
     // wall has no eyes of its own and 45 empty points behind it.
@@ -835,7 +835,7 @@ pub(super) const EYELESS_INVADER_IN_OPEN_TERRITORY: &str = "
     . . X O . . . . .";
 
 #[test]
-#[ignore = "known weakness: on a board this open the static layer does not take the block for an invader in White's territory and the playouts find it just alive (0.51), above the group reader's threshold; read, the block would die (owl::tests)"]
+#[ignore = "known weakness: the static layer joins the block to Black's wall through Black's area beyond White's eyeless wall, so White's wall is the invader, shut in Black's territory and read dead (0.9); the playouts find the block just alive (0.51), above the group reader's threshold; read, the block would die (owl::tests)"]
 fn eyeless_invader_in_open_territory_is_dead() {
     assert_dead_exactly(
         EYELESS_INVADER_IN_OPEN_TERRITORY,
