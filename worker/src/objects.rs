@@ -396,7 +396,7 @@ impl Store {
     /// came back: a million objects are a thousand round trips before
     /// anything is read. So the folders under `prefix` (one level, found
     /// with a delimiter; down through a folder that is all there is, a few
-    /// levels) are listed at once, [`LIST_FOLDERS_AT_ONCE`] at a time, and
+    /// levels) are listed at once, eight at a time, and
     /// a corpus kept in folders lists in the time of its biggest folder.
     ///
     /// # Errors
