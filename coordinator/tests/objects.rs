@@ -198,13 +198,27 @@ fn a_run_from_s3_equals_a_run_from_files_and_static_shards_read_ranges() {
     upload(&corpus, "s3://read/corpus");
     local_run(&corpus, &dir.join("files"));
     let from_s3 = dir.join("from-s3");
-    ok(&run(&[
+    let o = run(&[
         "run",
         "s3://read/corpus",
         "--out",
         s(&from_s3),
         "--no-report",
-    ]));
+    ]);
+    ok(&o);
+    // The listing, which can take minutes on a big bucket, is said.
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("verdict: listing s3://read/corpus..."),
+        "{err}"
+    );
+    let files = std::fs::read_dir(&corpus).unwrap().count();
+    assert!(
+        err.contains(&format!(
+            "verdict: {files} objects to read in s3://read/corpus"
+        )),
+        "{err}"
+    );
     let want = as_from(&dir.join("files"), &corpus, "s3://read/corpus");
     assert!(want.0.len() > 100);
     assert_eq!(as_from(&from_s3, &corpus, "s3://read/corpus"), want);

@@ -7,13 +7,12 @@ use serde_json::json;
 use verdict_rules::analyse::KomiPolicy;
 use verdict_worker::check::{check_files, Agreement, CheckOptions, CheckStats};
 use verdict_worker::engine::Run;
-use verdict_worker::inputs;
 use verdict_worker::replay::games_per_sec;
 
 use crate::cli::CheckArgs;
 
 pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
-    let found = inputs::discover(&args.inputs);
+    let found = super::discover(&args.inputs, args.common.json);
     if found.files.is_empty() {
         super::report_unread(&found, &[], &[]);
         bail!("no SGF files found in the given inputs: give .sgf files, collection files or directories holding them");

@@ -4,7 +4,6 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context};
 use verdict_worker::eval::{self, GnuGoReferee, Score};
-use verdict_worker::inputs;
 
 use crate::cli::{DeadstonesArgs, Referee, ResultsArgs};
 
@@ -68,7 +67,7 @@ fn gnugo_processes(threads: usize) -> usize {
 }
 
 pub fn results(args: ResultsArgs) -> anyhow::Result<ExitCode> {
-    let found = inputs::discover(&args.inputs);
+    let found = super::discover(&args.inputs, args.common.json);
     // The same error policy as run, replay and check: name what cannot
     // be read, measure the rest, exit 2.
     if found.files.is_empty() {
@@ -215,7 +214,7 @@ pub fn results(args: ResultsArgs) -> anyhow::Result<ExitCode> {
 }
 
 pub fn deadstones(args: DeadstonesArgs) -> anyhow::Result<ExitCode> {
-    let found = inputs::discover(&args.inputs);
+    let found = super::discover(&args.inputs, args.common.json);
     // The same error policy as run, replay and check: name what cannot
     // be read, measure the rest, exit 2.
     if found.files.is_empty() {

@@ -1,8 +1,10 @@
 //! One module per command.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Instant;
 
-use verdict_worker::inputs;
+use verdict_worker::{inputs, objects};
 
 use crate::cli::{Cli, Command};
 
@@ -38,6 +40,38 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Delete(args) => crate::cluster::delete(args),
         Command::Loadtest(args) => crate::cluster::loadtest(args),
     }
+}
+
+/// The inputs, as [`inputs::discover`] finds them. Listing a bucket is a
+/// round trip per 1,000 objects, seconds to minutes before anything else
+/// shows, so unless `quiet` (`--json`) the buckets are named as they are
+/// listed, and how many objects the listing found is said after.
+pub fn discover(paths: &[PathBuf], quiet: bool) -> inputs::Inputs {
+    let urls: Vec<String> = paths
+        .iter()
+        .filter(|p| objects::is_url(p))
+        .map(|p| p.display().to_string())
+        .collect();
+    if quiet || urls.is_empty() {
+        return inputs::discover(paths);
+    }
+    let names = urls.join(", ");
+    eprintln!("verdict: listing {names}...");
+    let started = Instant::now();
+    let found = inputs::discover(paths);
+    let listed = found
+        .files
+        .iter()
+        .filter(|f| objects::is_url(&f.path))
+        .count();
+    // A listing refused says why among the inputs not read.
+    if listed > 0 {
+        eprintln!(
+            "verdict: {listed} objects to read in {names} (listed in {:.1} s)",
+            started.elapsed().as_secs_f64()
+        );
+    }
+    found
 }
 
 /// Says what of the inputs was not read; true if anything could not be read

@@ -11,7 +11,7 @@ use verdict_worker::replay::{games_per_sec, replay_files, ReplayStats};
 use crate::cli::ReplayArgs;
 
 pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
-    let found = inputs::discover(&args.inputs);
+    let found = super::discover(&args.inputs, args.common.json);
     if found.files.is_empty() {
         for u in &found.unread {
             eprintln!("verdict: skipped {}: {}", u.path.display(), u.reason);

@@ -97,7 +97,7 @@ fn say_refereed(referee: Option<&(RefereeChoice, Arc<GnuGoReferee>)>) {
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let (komi, komi_sweep) = args.analysis.komi()?;
     let rules = args.analysis.rule_sets()?;
-    let found = inputs::discover(&args.inputs);
+    let found = super::discover(&args.inputs, args.common.json);
     if found.files.is_empty() {
         super::report_unread(&found, &[], &[]);
         bail!("no SGF files found in the given inputs: give .sgf files, collection files or directories holding them");
