@@ -352,16 +352,32 @@ fn an_output_in_s3_is_published_whole_and_replaces_the_last() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Every key under `url/`, as verdict lists it.
+/// Every key under `url/`, as verdict lists it, the same in pages of one
+/// key, of two and of the default size.
 fn listed(url: &str) -> Vec<String> {
+    let got = listed_in_pages(url, None);
+    for keys in [1, 2] {
+        assert_eq!(
+            listed_in_pages(url, Some(keys)),
+            got,
+            "{url} in pages of {keys}"
+        );
+    }
+    got
+}
+
+fn listed_in_pages(url: &str, page_keys: Option<usize>) -> Vec<String> {
     let u = ObjectUrl::parse(Path::new(url)).unwrap();
     let prefix = if u.key.is_empty() {
         String::new()
     } else {
         format!("{}/", u.key)
     };
-    let got: Vec<String> = store(&u)
-        .unwrap()
+    let mut st = store(&u).unwrap();
+    if let Some(keys) = page_keys {
+        st = st.with_page_keys(keys);
+    }
+    let got: Vec<String> = st
         .list(&prefix)
         .unwrap()
         .into_iter()
