@@ -303,28 +303,21 @@ fn block_on<F: std::future::Future>(f: F) -> F::Output {
     runtime().block_on(f)
 }
 
+/// What a bucket's client is to us: a store of objects, and a lister in
+/// pages of the size we ask for ([`Store::list_all`]). object_store's S3,
+/// GCS and Azure clients are both.
+trait Client: ObjectStore + PaginatedListStore {}
+
+impl<T: ObjectStore + PaginatedListStore> Client for T {}
+
 /// One bucket's client.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct Store {
     scheme: Scheme,
     bucket: String,
-    inner: Arc<dyn ObjectStore>,
-    /// The same client, for listings in pages of a size of our choosing.
-    pages: Arc<dyn PaginatedListStore>,
+    inner: Arc<dyn Client>,
     /// The keys a listing asks for in one page ([`Store::list_all`]).
     page_keys: usize,
-}
-
-impl std::fmt::Debug for Store {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        // `pages` is `inner` again.
-        f.debug_struct("Store")
-            .field("scheme", &self.scheme)
-            .field("bucket", &self.bucket)
-            .field("inner", &self.inner)
-            .field("page_keys", &self.page_keys)
-            .finish_non_exhaustive()
-    }
 }
 
 /// The client of `url`'s bucket (one per bucket, shared).
@@ -351,15 +344,7 @@ pub fn store(url: &ObjectUrl) -> Result<Store, ObjectError> {
     };
     let shown = url.with_key("");
     let failed = |e: object_store::Error| ObjectError::of(&shown, &e);
-    // One client seen two ways: ObjectStore for objects,
-    // PaginatedListStore for listings (see Store::list).
-    fn both<T: ObjectStore + PaginatedListStore>(
-        client: T,
-    ) -> (Arc<dyn ObjectStore>, Arc<dyn PaginatedListStore>) {
-        let client = Arc::new(client);
-        (client.clone(), client)
-    }
-    let (inner, pages) = match url.scheme {
+    let inner: Arc<dyn Client> = match url.scheme {
         Scheme::S3 => {
             let mut builder = AmazonS3Builder::from_env()
                 .with_bucket_name(&url.bucket)
@@ -371,16 +356,16 @@ pub fn store(url: &ObjectUrl) -> Result<Store, ObjectError> {
             {
                 builder = builder.with_region("us-east-1");
             }
-            both(builder.build().map_err(failed)?)
+            Arc::new(builder.build().map_err(failed)?)
         }
-        Scheme::Gcs => both(
+        Scheme::Gcs => Arc::new(
             GoogleCloudStorageBuilder::from_env()
                 .with_bucket_name(&url.bucket)
                 .with_retry(retry)
                 .build()
                 .map_err(failed)?,
         ),
-        Scheme::Azure => both(
+        Scheme::Azure => Arc::new(
             MicrosoftAzureBuilder::from_env()
                 .with_container_name(&url.bucket)
                 .with_retry(retry)
@@ -392,7 +377,6 @@ pub fn store(url: &ObjectUrl) -> Result<Store, ObjectError> {
         scheme: url.scheme,
         bucket: url.bucket.clone(),
         inner,
-        pages,
         page_keys: list_page_keys(),
     };
     stores.insert(name, s.clone());
@@ -496,7 +480,7 @@ impl Store {
         let mut page_token = None;
         loop {
             let page = self
-                .pages
+                .inner
                 .list_paginated(
                     prefix.as_deref(),
                     PaginatedListOptions {
@@ -789,8 +773,7 @@ impl Store {
 }
 
 /// The keys a listing asks for in one page, `VERDICT_LIST_PAGE_KEYS` if
-/// set (1,000 for a store that refuses bigger pages; small ones in tests,
-/// to walk many pages), else 100,000.
+/// set (1,000 for a store that refuses bigger pages), else 100,000.
 fn list_page_keys() -> usize {
     std::env::var("VERDICT_LIST_PAGE_KEYS")
         .ok()
