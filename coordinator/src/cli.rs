@@ -320,13 +320,15 @@ pub struct RefereeArgs {
 pub struct ResultsArgs {
     /// SGF files, collection files, directories (searched recursively) or
     /// archives; only games without TB/TW marks, with a numeric result and
-    /// known rules, are used.
+    /// known rules (or --assume-rules), are used.
     #[arg(required = true, value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
     #[command(flatten)]
     pub gnugo: GnuGoArgs,
     #[command(flatten)]
     pub referee: RefereeArgs,
+    #[command(flatten)]
+    pub assume: AssumeRulesArg,
     /// List up to N games verdict does not reproduce, with the recorded
     /// margin and each settler's.
     #[arg(long, default_value_t = 0, value_name = "N")]

@@ -458,6 +458,48 @@ fn eval_results_checks_unmarked_games_against_their_results() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A record without RU has no rules to recompute its result under, so
+/// `eval results` leaves it out, unless `--assume-rules` names them (every
+/// Tygem record is such a one). The board is the one above: White wins by
+/// 32.5 counting territory; counting area is another margin.
+#[test]
+fn eval_results_takes_records_without_rules_only_when_told_which() {
+    let dir = std::env::temp_dir().join(format!("verdict-cli-results-ru-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let walls =
+        "AB[ca][cb][cc][cd][ce][cf][cg][ch][ci][ae]AW[da][db][dc][dd][de][df][dg][dh][di][ie]";
+    std::fs::write(
+        dir.join("no-ru.sgf"),
+        format!("(;GM[1]FF[4]SZ[9]KM[6.5]RE[W+32.5]{walls}AW[ag];B[];W[])"),
+    )
+    .unwrap();
+    let input = dir.to_str().unwrap();
+    let none = verdict(&["eval", "results", input, "--json"]);
+    assert!(!none.status.success());
+    let err = String::from_utf8_lossy(&none.stderr);
+    assert!(err.contains("--assume-rules"), "{err}");
+    let assumed = |id: &str| {
+        json(&verdict(&[
+            "eval",
+            "results",
+            input,
+            "--json",
+            "--assume-rules",
+            id,
+        ]))
+    };
+    let japanese = assumed("japanese");
+    assert_eq!(japanese["games"], 1, "{japanese}");
+    assert_eq!(japanese["agree"], 1, "{japanese}");
+    let chinese = assumed("chinese");
+    assert_eq!(chinese["games"], 1, "{chinese}");
+    assert_eq!(chinese["agree"], 0, "{chinese}");
+    let bad = verdict(&["eval", "results", input, "--assume-rules", "klingon"]);
+    assert_eq!(bad.status.code(), Some(2));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A fresh folder holding two marked 9x9 records: `right.sgf`, whose marks
 /// kill a lone stone that is dead, and `wrong.sgf`, whose marks give a
 /// living side away (a player's mistake).

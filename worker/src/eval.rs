@@ -76,11 +76,18 @@ pub struct Collected {
 
 /// Reads every marked game of `files`.
 pub fn collect(files: &[InputFile], threads: usize) -> Collected {
-    collect_labelled(files, threads, Labels::Marks)
+    collect_labelled(files, threads, Labels::Marks, None)
 }
 
-/// Reads every game of `files` that `labels` can judge.
-pub fn collect_labelled(files: &[InputFile], threads: usize, labels: Labels) -> Collected {
+/// Reads every game of `files` that `labels` can judge. `assume` stands
+/// for the rules of records whose `RU` names none verdict knows (every
+/// Tygem record): with it, their results are labels too.
+pub fn collect_labelled(
+    files: &[InputFile],
+    threads: usize,
+    labels: Labels,
+    assume: Option<RuleSet>,
+) -> Collected {
     let run = engine::fold(
         files,
         threads,
@@ -98,7 +105,8 @@ pub fn collect_labelled(files: &[InputFile], threads: usize, labels: Labels) -> 
             let Ok(game) = Game::from_sgf(sgf, bytes) else {
                 return;
             };
-            let known_rules = rule_set_of(&game.info.rules).is_some();
+            let rule_set = rule_set_of(&game.info.rules).or(assume);
+            let known_rules = rule_set.is_some();
             let wanted = match labels {
                 Labels::Marks => game.territory_marks.is_some(),
                 Labels::Results => {
@@ -125,7 +133,7 @@ pub fn collect_labelled(files: &[InputFile], threads: usize, labels: Labels) -> 
                     handicap: game.handicap.stones,
                     komi: a.komi,
                 },
-                rule_set: rule_set_of(&game.info.rules).unwrap_or(RuleSet::Japanese),
+                rule_set: rule_set.unwrap_or(RuleSet::Japanese),
                 position: a.position,
                 to_move,
                 recorded: recorded_margin(&game).filter(|_| known_rules),

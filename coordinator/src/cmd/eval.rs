@@ -74,13 +74,17 @@ pub fn results(args: ResultsArgs) -> anyhow::Result<ExitCode> {
         super::report_unread(&found, &[], &[]);
         bail!("no SGF files found in the given inputs: give .sgf files, collection files or directories holding them");
     }
-    let collected =
-        eval::collect_labelled(&found.files, args.common.threads, eval::Labels::Results);
+    let collected = eval::collect_labelled(
+        &found.files,
+        args.common.threads,
+        eval::Labels::Results,
+        args.assume.rule_set()?,
+    );
     // Archive members that cannot be read are named too, after the walk.
     let unreadable = super::report_unread(&found, &collected.not_read, &collected.left_aside);
     let cases = collected.cases;
     if cases.is_empty() {
-        bail!("none of the {} files holds an unmarked game with a numeric result (RE[B+3.5]) and rules verdict knows (RU): nothing to check", found.files.len());
+        bail!("none of the {} files holds an unmarked game with a numeric result (RE[B+3.5]) and rules verdict knows (RU, or --assume-rules for records without): nothing to check", found.files.len());
     }
     let (ours, _) = eval::settle_all(&cases, 0, false);
     let our_margins = eval::margins(&cases, &ours);
