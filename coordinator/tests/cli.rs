@@ -25,6 +25,21 @@ fn json(out: &Output) -> Value {
     serde_json::from_slice(&out.stdout).expect("one JSON object on stdout")
 }
 
+/// An empty folder of its own for one test, under the system's temp dir.
+fn fresh_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("verdict-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The 9x9 board the eval tests share, as setup stones: Black's wall on
+/// column c and a stone on a5, White's wall on column d and a stone on i5
+/// (each colour with two eyes on its own side); records add a lone White
+/// stone at a3 inside Black's side.
+const WALLS: &str =
+    "AB[ca][cb][cc][cd][ce][cf][cg][ch][ci][ae]AW[da][db][dc][dd][de][df][dg][dh][di][ie]";
+
 #[test]
 fn replay_counts_every_game_of_the_example_records() {
     let dir = data();
@@ -133,9 +148,7 @@ fn score_with_a_fixed_komi() {
 /// rules to check it under; `run --komi K` checks at the record's komi.
 #[test]
 fn the_self_check_uses_the_records_komi_and_assumed_rules() {
-    let dir = std::env::temp_dir().join(format!("verdict-cli-assume-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("assume");
     let text = std::fs::read_to_string(data().join("simple-9x9.sgf")).unwrap();
     std::fs::write(dir.join("no-ru.sgf"), text.replace("RU[Chinese]", "")).unwrap();
     let input = dir.join("no-ru.sgf");
@@ -239,9 +252,7 @@ fn the_real_corpora_replay_without_a_panic() {
 
 #[test]
 fn replay_and_check_read_archives_like_folders() {
-    let dir = std::env::temp_dir().join(format!("verdict-cli-archive-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("archive");
     let data = data();
     let tgz = dir.join("data.tar.gz");
     let ok = Command::new("tar")
@@ -374,11 +385,8 @@ fn eval_with_gnugo_names_the_marks_both_settlers_dispute() {
 /// saying Black won is not, and is listed.
 #[test]
 fn eval_results_checks_unmarked_games_against_their_results() {
-    let dir = std::env::temp_dir().join(format!("verdict-cli-results-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let walls =
-        "AB[ca][cb][cc][cd][ce][cf][cg][ch][ci][ae]AW[da][db][dc][dd][de][df][dg][dh][di][ie]";
+    let dir = fresh_dir("results");
+    let walls = WALLS;
     for (name, result) in [("right", "W+32.5"), ("wrong", "B+5.5")] {
         let sgf = format!("(;GM[1]FF[4]SZ[9]KM[6.5]RU[Japanese]RE[{result}]{walls}AW[ag];B[];W[])");
         std::fs::write(dir.join(format!("{name}.sgf")), sgf).unwrap();
@@ -464,11 +472,8 @@ fn eval_results_checks_unmarked_games_against_their_results() {
 /// 32.5 counting territory; counting area is another margin.
 #[test]
 fn eval_results_takes_records_without_rules_only_when_told_which() {
-    let dir = std::env::temp_dir().join(format!("verdict-cli-results-ru-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let walls =
-        "AB[ca][cb][cc][cd][ce][cf][cg][ch][ci][ae]AW[da][db][dc][dd][de][df][dg][dh][di][ie]";
+    let dir = fresh_dir("results-ru");
+    let walls = WALLS;
     std::fs::write(
         dir.join("no-ru.sgf"),
         format!("(;GM[1]FF[4]SZ[9]KM[6.5]RE[W+32.5]{walls}AW[ag];B[];W[])"),
@@ -504,14 +509,11 @@ fn eval_results_takes_records_without_rules_only_when_told_which() {
 /// kill a lone stone that is dead, and `wrong.sgf`, whose marks give a
 /// living side away (a player's mistake).
 fn marked_pair(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("verdict-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir(name);
     // Black's wall on column c, White's on d (both with two eyes in the
     // frame of the settle tests' kind); a lone White stone at a3 inside
     // Black's side, marked dead with Black's territory.
-    let walls =
-        "AB[ca][cb][cc][cd][ce][cf][cg][ch][ci][ae]AW[da][db][dc][dd][de][df][dg][dh][di][ie]";
+    let walls = WALLS;
     let right =
         format!("(;GM[1]FF[4]SZ[9]KM[6.5]RU[Japanese]{walls}AW[ag];B[];W[]TB[aa:bi]TW[ea:ii])");
     // The same board, but the marks give Black's whole side to White; with
