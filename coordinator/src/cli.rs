@@ -644,6 +644,8 @@ pub struct ScoreArgs {
     /// the same drawing as the examples of `verdict report`.
     #[arg(long, value_name = "OUT.svg")]
     pub svg: Option<PathBuf>,
+    #[command(flatten)]
+    pub assume: AssumeRulesArg,
 }
 
 #[derive(Debug, Args)]

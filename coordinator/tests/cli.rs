@@ -173,6 +173,21 @@ fn the_self_check_uses_the_records_komi_and_assumed_rules() {
         "japanese",
     ]));
     assert_eq!(wrong["disagrees"], 1, "{wrong}");
+    // One game, as shown to a person: the same check.
+    let score = |assume: &[&str]| {
+        let mut args = vec!["score", input, "--json"];
+        args.extend_from_slice(assume);
+        json(&verdict(&args))["self_check"]["status"].clone()
+    };
+    assert_eq!(score(&[]), "unchecked");
+    assert_eq!(score(&["--assume-rules", "chinese"]), "agrees");
+    assert_eq!(score(&["--assume-rules", "japanese"]), "disagrees");
+    let shown = verdict(&["score", input, "--assume-rules", "chinese"]);
+    let shown = String::from_utf8_lossy(&shown.stdout);
+    assert!(
+        shown.contains("self-check: agrees (recorded -5.5, computed -5.5 under chinese, assumed)"),
+        "{shown}"
+    );
     let bad = verdict(&["check", input, "--assume-rules", "klingon"]);
     assert_eq!(bad.status.code(), Some(2));
     for komi in ["game", "7.5", "0.5"] {

@@ -223,6 +223,17 @@ impl SelfCheck {
         }
     }
 
+    /// The rules the result was checked under: the record's own, or the
+    /// ones assumed for it ([`Analyser::assume_rules`]).
+    pub const fn rule_set(&self) -> Option<RuleSet> {
+        match *self {
+            SelfCheck::Agrees { rule_set, .. } | SelfCheck::Disagrees { rule_set, .. } => {
+                Some(rule_set)
+            }
+            SelfCheck::Unchecked(_) => None,
+        }
+    }
+
     pub const fn computed_margin(&self) -> Option<f64> {
         match *self {
             SelfCheck::Agrees { computed, .. } | SelfCheck::Disagrees { computed, .. } => {

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context};
 use serde_json::json;
-use verdict_rules::analyse::{Analyser, Analysis, KomiPolicy};
+use verdict_rules::analyse::{rule_set_of, Analyser, Analysis, KomiPolicy};
 use verdict_rules::dajiefang;
 use verdict_rules::game::Game;
 use verdict_rules::score::methods::{count_methods, MethodsReport};
@@ -37,7 +37,9 @@ pub fn run(args: ScoreArgs) -> anyhow::Result<ExitCode> {
         Some(k) => KomiPolicy::Fixed(k),
         None => KomiPolicy::Game,
     };
-    let mut analyser = Analyser::new().ignore_marks(args.ignore_marks);
+    let mut analyser = Analyser::new()
+        .ignore_marks(args.ignore_marks)
+        .assume_rules(args.assume.rule_set()?);
     let analysis = analyser.analyse(&game, komi);
     let states = analyser.counter().states();
     let methods = args.methods.then(|| {
@@ -249,9 +251,14 @@ fn print_human(file: &Path, n: usize, game: &Game<'_>, a: &Analysis, states: &[P
         );
     }
     println!();
+    // Rules assumed for a record that names none are said to be.
+    let under = match a.self_check.rule_set() {
+        Some(r) if rule_set_of(&game.info.rules).is_none() => format!("{r}, assumed"),
+        _ => "its own rules".to_string(),
+    };
     match a.self_check.recorded_margin() {
         Some(recorded) => println!(
-            "  self-check: {} (recorded {recorded:+}, computed {:+} under its own rules)",
+            "  self-check: {} (recorded {recorded:+}, computed {:+} under {under})",
             a.self_check.status().as_str(),
             a.self_check.computed_margin().unwrap_or(f64::NAN)
         ),
