@@ -401,20 +401,19 @@ fn eval_with_gnugo_names_the_marks_both_settlers_dispute() {
 #[test]
 fn eval_results_checks_unmarked_games_against_their_results() {
     let dir = fresh_dir("results");
-    let walls = WALLS;
     for (name, result) in [("right", "W+32.5"), ("wrong", "B+5.5")] {
-        let sgf = format!("(;GM[1]FF[4]SZ[9]KM[6.5]RU[Japanese]RE[{result}]{walls}AW[ag];B[];W[])");
+        let sgf = format!("(;GM[1]FF[4]SZ[9]KM[6.5]RU[Japanese]RE[{result}]{WALLS}AW[ag];B[];W[])");
         std::fs::write(dir.join(format!("{name}.sgf")), sgf).unwrap();
     }
     // Marked games and games without a numeric result are not cases.
     std::fs::write(
         dir.join("marked.sgf"),
-        format!("(;GM[1]SZ[9]KM[6.5]RU[Japanese]RE[W+32.5]{walls};B[];W[]TB[aa])"),
+        format!("(;GM[1]SZ[9]KM[6.5]RU[Japanese]RE[W+32.5]{WALLS};B[];W[]TB[aa])"),
     )
     .unwrap();
     std::fs::write(
         dir.join("resigned.sgf"),
-        format!("(;GM[1]SZ[9]KM[6.5]RU[Japanese]RE[W+R]{walls};B[];W[])"),
+        format!("(;GM[1]SZ[9]KM[6.5]RU[Japanese]RE[W+R]{WALLS};B[];W[])"),
     )
     .unwrap();
     let v = json(&verdict(&[
@@ -488,10 +487,9 @@ fn eval_results_checks_unmarked_games_against_their_results() {
 #[test]
 fn eval_results_takes_records_without_rules_only_when_told_which() {
     let dir = fresh_dir("results-ru");
-    let walls = WALLS;
     std::fs::write(
         dir.join("no-ru.sgf"),
-        format!("(;GM[1]FF[4]SZ[9]KM[6.5]RE[W+32.5]{walls}AW[ag];B[];W[])"),
+        format!("(;GM[1]FF[4]SZ[9]KM[6.5]RE[W+32.5]{WALLS}AW[ag];B[];W[])"),
     )
     .unwrap();
     let input = dir.to_str().unwrap();
@@ -528,12 +526,11 @@ fn marked_pair(name: &str) -> PathBuf {
     // Black's wall on column c, White's on d (both with two eyes in the
     // frame of the settle tests' kind); a lone White stone at a3 inside
     // Black's side, marked dead with Black's territory.
-    let walls = WALLS;
     let right =
-        format!("(;GM[1]FF[4]SZ[9]KM[6.5]RU[Japanese]{walls}AW[ag];B[];W[]TB[aa:bi]TW[ea:ii])");
+        format!("(;GM[1]FF[4]SZ[9]KM[6.5]RU[Japanese]{WALLS}AW[ag];B[];W[]TB[aa:bi]TW[ea:ii])");
     // The same board, but the marks give Black's whole side to White; with
     // a komi of -40 that changes the winner (Black by 13 without them).
-    let wrong = format!("(;GM[1]FF[4]SZ[9]KM[-40]RU[Japanese]{walls};B[];W[]TW[aa:ci][ea:ii])");
+    let wrong = format!("(;GM[1]FF[4]SZ[9]KM[-40]RU[Japanese]{WALLS};B[];W[]TW[aa:ci][ea:ii])");
     std::fs::write(dir.join("right.sgf"), right).unwrap();
     std::fs::write(dir.join("wrong.sgf"), wrong).unwrap();
     dir
