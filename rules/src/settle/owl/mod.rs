@@ -494,23 +494,44 @@ impl Owl {
             return None;
         }
         // The captor's life is read against the owner's stones around it
-        // as they stand: only chains holding a stone the layers found
-        // alive make that reading worth anything. A captor beside the
-        // rest of the group being read (stones inside a group that may
-        // itself be dead) is no captor to judge. A stone the owner played
-        // on the line is judged by the chain it joined: filling the
-        // captor's outside liberties from a living wall is how the owner
-        // wins such a race (KGS 2015-04-10-2: three stones in the eye of a
-        // group with two liberties outside, read dead because the filling
-        // stones, new on the board, counted as weak ones).
+        // as they stand: only chains holding a stone the layers did not
+        // find dead with confidence make that reading worth anything. A
+        // wall the layers were unsure of (`Open`: playouts below four to
+        // one either way) counts, since a race inside it is fought
+        // against it as it stands. Required to be found alive with
+        // confidence, it left the captor unread beside such walls: in
+        // KGS 2015-01-10-29, White's three stones inside Black's
+        // eleven-stone corner group, beside White's wall at 0.77, were
+        // read captured for good, though Black's group dies once it has
+        // taken them (as GNU Go's final_status_list and the recorded
+        // result have it). On ../shared/corpora that one result changed,
+        // to the recorded one (1,699 to 1,700), and nothing else did
+        // (Tygem, fox, ai, the 16 seeds of the marked games). A captor
+        // beside the rest of the group being read (stones inside a group
+        // that may itself be dead) is no captor to judge. A stone the
+        // owner played on the line is judged by the chain it joined:
+        // filling the captor's outside liberties from a living wall is
+        // how the owner wins such a race (KGS 2015-04-10-2: three stones
+        // in the eye of a group with two liberties outside, read dead
+        // because the filling stones, new on the board, counted as weak
+        // ones).
+        let root = &*self.root;
+        let goal = &self.goal;
+        let stands = |t: usize| match self.standing[t] {
+            Standing::Sure | Standing::Alive => true,
+            Standing::Dead => false,
+            Standing::Open => {
+                self.rooted[t]
+                    && root.stone(t) == self.me
+                    && !goal
+                        .iter()
+                        .any(|&g| root.head_of(usize::from(g)) == root.head_of(t))
+            }
+        };
         for &h in &captor[..m] {
             for s in board.stones(h) {
                 for q in nbrs(s) {
-                    if board.stone(q) == self.me
-                        && !board
-                            .stones(board.head_of(q))
-                            .any(|t| matches!(self.standing[t], Standing::Sure | Standing::Alive))
-                    {
+                    if board.stone(q) == self.me && !board.stones(board.head_of(q)).any(stands) {
                         return None;
                     }
                 }

@@ -514,3 +514,63 @@ fn a_friend_found_alive_two_or_three_steps_away_is_in_reach() {
     // A block the layers did not find alive is no friend to reach.
     assert!(!reaches(&near, "fe", &[]));
 }
+
+/// A race in the corner with no eye on either side: Black's four stones
+/// (a8-b7) share their three liberties (a9, b6, c7) with White's group
+/// around them, which has three more outside (d8, e7, a5) against
+/// Black's wall. White, moving first, captures the four, but the capture
+/// leaves White a square four and no liberty outside once Black has
+/// filled them: White's group dies and the four were never dead (GNU Go
+/// 3.8, played out: White captures the four, and `final_status_list`
+/// then calls White dead). Drawn after a Tygem game (2005-11, game
+/// 2787) whose players counted it so.
+const SQUARE_FOUR_RACE: &str = "
+    . O O X X . . . .
+    X X O . X X . . .
+    X X . O . X . . .
+    O . O O X X . . .
+    . O O O O X . . .
+    X O X O O X . . .
+    . X X X X X . . .
+    . . . . . . . . .
+    . . . . . . . . .";
+
+/// Reads Black's four in [`SQUARE_FOUR_RACE`] with Black's wall (d9)
+/// standing as `wall`, White's group and Black's stone a4 open.
+fn read_square_four_race(owl: &mut Owl, wall: Standing) -> Attack {
+    let d = SQUARE_FOUR_RACE;
+    let position = Position::from_diagram(d).expect("a valid diagram");
+    let board = PlayoutBoard::from_diagram(d);
+    let wall_at = Point::from_sgf(*b"da").expect("a point");
+    let standing = |c: usize| {
+        let (x, y) = PlayoutBoard::xy(c);
+        let p = Point::new(x as u8, y as u8).expect("on the board");
+        if chain_holds(&position, wall_at, p) {
+            wall
+        } else {
+            Standing::Open
+        }
+    };
+    let goal = [PlayoutBoard::cell(0, 1)];
+    owl.attack(&board, &goal, standing, GROUP_BUDGET)
+}
+
+#[test]
+fn a_capture_that_leaves_the_captor_a_square_four_is_no_kill_beside_an_unsure_wall() {
+    for wall in [Standing::Alive, Standing::Open] {
+        let mut owl = Owl::default();
+        assert_eq!(
+            read_square_four_race(&mut owl, wall),
+            Attack::Fails,
+            "wall {wall:?}"
+        );
+        assert!(owl.captor_died, "wall {wall:?}: the captor's death");
+    }
+    // A wall found dead is no wall to win a race by: the capture stands.
+    let mut owl = Owl::default();
+    assert_eq!(
+        read_square_four_race(&mut owl, Standing::Dead),
+        Attack::Kills
+    );
+    assert!(!owl.captor_died);
+}
