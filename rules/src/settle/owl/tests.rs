@@ -47,8 +47,7 @@ fn read_by(owl: &mut Owl, diagram: &str, points: &[&str], budget: u32, alive: &[
         "the goal is one colour"
     );
     let standing = |c: usize| {
-        let (x, y) = PlayoutBoard::xy(c);
-        let p = Point::new(x as u8, y as u8).expect("on the board");
+        let p = point_at(c);
         let color = position.get(p).expect("a stone");
         let found = alive.iter().any(|a| {
             let b = a.as_bytes();
@@ -279,8 +278,7 @@ fn read_nakade_seki_in(owl: &mut Owl, inside: [&str; 8]) -> Attack {
     let benson = PassAlive::of(&position);
     let ring = Point::from_sgf(*b"df").expect("a point");
     let standing = |c: usize| {
-        let (x, y) = PlayoutBoard::xy(c);
-        let p = Point::new(x as u8, y as u8).expect("on the board");
+        let p = point_at(c);
         if benson.is_alive(p) {
             Standing::Sure
         } else if chain_holds(&position, ring, p) {
@@ -325,6 +323,12 @@ fn without_the_captor_reading_the_stones_in_a_nakade_seki_are_killed() {
         ..Owl::default()
     };
     assert_eq!(read_nakade_seki(&mut owl), Attack::Kills);
+}
+
+/// The point of a cell of the reading board, for the standing closures.
+fn point_at(c: usize) -> Point {
+    let (x, y) = PlayoutBoard::xy(c);
+    Point::new(x as u8, y as u8).expect("on the board")
 }
 
 /// Whether the stones on `a` and `b` are one chain.
@@ -543,8 +547,7 @@ fn read_square_four_race(owl: &mut Owl, wall: Standing) -> Attack {
     let board = PlayoutBoard::from_diagram(d);
     let wall_at = Point::from_sgf(*b"da").expect("a point");
     let standing = |c: usize| {
-        let (x, y) = PlayoutBoard::xy(c);
-        let p = Point::new(x as u8, y as u8).expect("on the board");
+        let p = point_at(c);
         if chain_holds(&position, wall_at, p) {
             wall
         } else {
