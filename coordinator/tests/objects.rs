@@ -639,10 +639,16 @@ fn a_part_put_after_a_cancel_is_swept_later_even_across_a_restart() {
         took >= Duration::from_millis(2 * ttl_ms as u64 - 200),
         "swept after two lease periods, not at once: {took:?}"
     );
-    assert!(
-        server.log().contains("staging place removed"),
-        "{}",
-        server.log()
+    // The objects go before the line that says so is written: wait for it
+    // rather than read the log in the instant between the two.
+    wait_until(
+        Duration::from_secs(10),
+        "the sweep to be logged",
+        &[&server],
+        || {
+            std::thread::sleep(Duration::from_millis(50));
+            server.log().contains("staging place removed")
+        },
     );
     drop(server);
     let _ = std::fs::remove_dir_all(&dir);
