@@ -1692,3 +1692,53 @@ fn a_one_eyed_ring_in_a_wide_open_area_lives_on_every_seed() {
         assert!(out.dead.is_empty(), "seed {seed}: {:?}", out.dead);
     }
 }
+
+/// White's framed territory holding a lone Black stone in the open (fe)
+/// and one on the edge in atari with no way out (fi: its last liberty
+/// g9 is no liberty for it once played).
+const A_LONE_STONE_AND_ONE_IN_ATARI: [&str; 8] = [
+    ". . . .", ". . . .", ". . . .", ". . X .", ". . . .", ". . . .", ". O O O", ". O X .",
+];
+
+#[test]
+fn a_proven_kill_overrules_playouts_up_to_four_to_one_and_a_judged_one_only_to_three() {
+    let d = framed(A_LONE_STONE_AND_ONE_IN_ATARI);
+    let read = |sgf: &str, confidence: f32| {
+        let [f] = read_found(&d, [(sgf, Status::Alive)], Layer::Playouts, confidence);
+        (f.status, f.layer, f.confidence)
+    };
+    // The stone in atari is captured whoever moves: a proof, taken even
+    // where the playouts leaned alive between three and four to one.
+    for confidence in [0.45, 0.55] {
+        assert_eq!(
+            read("fi", confidence),
+            (Status::Dead, Layer::Reading, OWL_CONFIDENCE)
+        );
+    }
+    // The lone stone cannot make two eyes: a judgement, which decides it
+    // only where the playouts were closer than three to one.
+    assert_eq!(read("fe", 0.45), (Status::Dead, Layer::Reading, OWL_JUDGED));
+    assert_eq!(read("fe", 0.55), (Status::Alive, Layer::Playouts, 0.55));
+    // Beyond four to one the reader is not asked.
+    assert_eq!(read("fi", 0.65), (Status::Alive, Layer::Playouts, 0.65));
+}
+
+#[test]
+fn a_proven_kill_of_a_group_holding_a_living_chain_leaves_chains_leaning_alive() {
+    let leaning = |confidence: f32| ChainFate {
+        anchor: Point::from_sgf(*b"aa").expect("a point"),
+        color: Color::Black,
+        stones: 3,
+        status: Status::Alive,
+        layer: Layer::Playouts,
+        confidence,
+    };
+    // Closer than three to one, every kill of the reader's counts.
+    assert!(taken_kill(&leaning(0.5), OWL_JUDGED, true));
+    // Between three and four to one, only a proof against a group with
+    // no chain found alive with confidence.
+    assert!(taken_kill(&leaning(0.55), OWL_CONFIDENCE, false));
+    assert!(!taken_kill(&leaning(0.55), OWL_CONFIDENCE, true));
+    assert!(!taken_kill(&leaning(0.55), OWL_JUDGED, false));
+    assert!(!taken_kill(&leaning(0.55), OWL_UNREAD, false));
+}
