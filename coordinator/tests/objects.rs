@@ -645,10 +645,7 @@ fn a_part_put_after_a_cancel_is_swept_later_even_across_a_restart() {
         Duration::from_secs(10),
         "the sweep to be logged",
         &[&server],
-        || {
-            std::thread::sleep(Duration::from_millis(50));
-            server.log().contains("staging place removed")
-        },
+        || server.log().contains("staging place removed"),
     );
     drop(server);
     let _ = std::fs::remove_dir_all(&dir);
