@@ -1742,3 +1742,59 @@ fn a_proven_kill_of_a_group_holding_a_living_chain_leaves_chains_leaning_alive()
     assert!(!taken_kill(&leaning(0.55), OWL_JUDGED, false));
     assert!(!taken_kill(&leaning(0.55), OWL_UNREAD, false));
 }
+
+/// Black's eight stones from c9 hold the straight three d9-f9 against
+/// White's lone stone on g9 and White's two stones from h8, which cut
+/// them off from Black's j8 and the living group below. Each of White's
+/// cutting stones has two liberties and Black's eight have three: Black
+/// lives by taking them, whoever moves first.
+const SURVIVOR_AND_ITS_CUTTERS: &str = "
+    O O X . . . O . .
+    O X X X X X X O X
+    O O O O O O X O .
+    . . . . . O O X X
+    . X . . . O X X .
+    . . . . . O X . .
+    O O O O O O X . .
+    X X X X X X X . .
+    . . . . . . . . .";
+
+#[test]
+fn the_cutters_beside_a_group_that_survives_are_read_and_its_race_won() {
+    let (mut settler, position, mut chains) = settled(SURVIVOR_AND_ITS_CUTTERS);
+    let w = position.size().width() as usize;
+    let m = chains.len();
+    let [black, g9, h8] = ["ca", "ga", "hb"].map(|sgf| anchored(&chains, sgf));
+    // As the layers left them in a game where the cutters were read with
+    // White's living group and never on their own: Black's group guessed
+    // dead, the cutters guessed alive, all open.
+    for (c, status) in [
+        (black, Status::Dead),
+        (g9, Status::Alive),
+        (h8, Status::Alive),
+    ] {
+        chains[c] = ChainFate {
+            status,
+            layer: Layer::Static,
+            confidence: OPEN_CONFIDENCE,
+            ..chains[c]
+        };
+    }
+    let cutters_killed = |settler: &mut Settler, survives: bool| {
+        settler.forget_readings(m);
+        settler.owl_lives[black] = survives;
+        let mut read = 0;
+        settler.read_opponents_of_survivors(w, &chains, owl::POSITION_POOL, &mut read);
+        settler.find_races_won();
+        (
+            [g9, h8].map(|c| settler.owl_fates[c]),
+            settler.owl_won[black],
+        )
+    };
+    // Nothing beside a group found to survive: the cutters are not read.
+    assert_eq!(cutters_killed(&mut settler, false), ([None, None], false));
+    // Black's group found to survive every attack: with it standing, each
+    // cutter is proven taken, and Black's group has won its race.
+    let dead = Some((Status::Dead, OWL_CONFIDENCE));
+    assert_eq!(cutters_killed(&mut settler, true), ([dead, dead], true));
+}
