@@ -729,11 +729,7 @@ impl Settler {
                         .iter()
                         .map(|&(_, c)| cell_of(statics.chain(c as usize).1[0] as usize, w)),
                 );
-                let budget = pool.clamp(owl::NODE_BUDGET, owl::GROUP_BUDGET);
-                let before = self.owl.expanded;
-                let answer = self.owl.attack(board, goal, standing, budget);
-                let used = u32::try_from(self.owl.expanded - before).unwrap_or(u32::MAX);
-                pool = pool.saturating_sub(used);
+                let answer = self.owl.attack_from_pool(board, goal, standing, &mut pool);
                 let holds_alive = cluster.iter().any(|&(_, c)| {
                     let f = &chains[c as usize];
                     f.status != Status::Dead && !unsure(f)
@@ -862,11 +858,9 @@ impl Settler {
             self.goal.clear();
             self.goal
                 .push(cell_of(self.statics.chain(o).1[0] as usize, w));
-            let budget = pool.clamp(owl::NODE_BUDGET, owl::GROUP_BUDGET);
-            let before = self.owl.expanded;
-            let answer = self.owl.attack(board, &self.goal, standing, budget);
-            let used = u32::try_from(self.owl.expanded - before).unwrap_or(u32::MAX);
-            pool = pool.saturating_sub(used);
+            let answer = self
+                .owl
+                .attack_from_pool(board, &self.goal, standing, &mut pool);
             if !self.owl.exact {
                 continue;
             }

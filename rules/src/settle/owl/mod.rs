@@ -324,6 +324,25 @@ fn takes_ko(board: &PlayoutBoard, p: usize, me: u8) -> bool {
 }
 
 impl Owl {
+    /// [`Owl::attack`] as one of the groups of a position, which share
+    /// `pool` ([`POSITION_POOL`]): it reads up to what is left of the
+    /// pool (at most [`GROUP_BUDGET`], at least [`NODE_BUDGET`]) and
+    /// takes what it read from it.
+    pub(crate) fn attack_from_pool(
+        &mut self,
+        board: &PlayoutBoard,
+        goal: &[usize],
+        standing: impl Fn(usize) -> Standing,
+        pool: &mut u32,
+    ) -> Attack {
+        let budget = (*pool).clamp(NODE_BUDGET, GROUP_BUDGET);
+        let before = self.expanded;
+        let answer = self.attack(board, goal, standing, budget);
+        let used = u32::try_from(self.expanded - before).unwrap_or(u32::MAX);
+        *pool = pool.saturating_sub(used);
+        answer
+    }
+
     /// Reads the group whose stones at the root are `goal` (cells of
     /// `board`, one colour; the first is on its key chain), the opponent
     /// moving first. `standing` says, per cell, what the chain on it is
