@@ -1559,26 +1559,18 @@ fn race_settled() -> (Settler, Vec<ChainFate>, (usize, usize, usize)) {
         anchored(&chains, "fe"),
         anchored(&chains, "fh"),
     );
-    let m = chains.len();
-    settler.owl_fates.clear();
-    settler.owl_fates.resize(m, None);
-    for read in [&mut settler.owl_lives, &mut settler.owl_holds] {
-        read.clear();
-        read.resize(m, false);
-    }
-    settler.owl_group.clear();
-    settler.owl_group.resize(m, u32::MAX);
+    settler.forget_readings(chains.len());
     (settler, chains, found)
 }
 
 #[test]
 fn a_chain_proven_to_survive_beside_a_group_proven_dead_has_won_the_race() {
     let won = |kill: Option<f32>| {
-        let (mut settler, _, (block, pair, apart)) = race_settled();
+        let (mut settler, chains, (block, pair, apart)) = race_settled();
         settler.owl_fates[block] = kill.map(|sure| (Status::Dead, sure));
         settler.owl_lives[pair] = true;
         settler.owl_lives[apart] = true;
-        settler.find_races_won();
+        settler.find_races_won(&chains);
         (settler.owl_won[pair], settler.owl_won[apart])
     };
     assert_eq!(won(Some(OWL_CONFIDENCE)), (true, false));
@@ -1595,14 +1587,14 @@ fn a_group_judged_to_survive_beside_a_group_proven_dead_wins_the_race_whole() {
     // White's pair survives every attack read, by judgement; Black's
     // block beside it is proven dead.
     let won = |holds: bool, apart_read_with_pair: bool| {
-        let (mut settler, _, (block, pair, apart)) = race_settled();
+        let (mut settler, chains, (block, pair, apart)) = race_settled();
         settler.owl_fates[block] = Some((Status::Dead, OWL_CONFIDENCE));
         settler.owl_holds[pair] = holds;
         settler.owl_holds[apart] = holds;
         settler.owl_group[block] = 0;
         settler.owl_group[pair] = 1;
         settler.owl_group[apart] = if apart_read_with_pair { 1 } else { 2 };
-        settler.find_races_won();
+        settler.find_races_won(&chains);
         (settler.owl_won[pair], settler.owl_won[apart])
     };
     assert_eq!(won(true, false), (true, false), "the race is the pair's");
@@ -1785,7 +1777,7 @@ fn the_cutters_beside_a_group_that_survives_are_read_and_its_race_won() {
         settler.owl_lives[black] = survives;
         let mut read = 0;
         settler.read_opponents_of_survivors(w, &chains, owl::POSITION_POOL, &mut read);
-        settler.find_races_won();
+        settler.find_races_won(&chains);
         (
             [g9, h8].map(|c| settler.owl_fates[c]),
             settler.owl_won[black],
@@ -1797,4 +1789,42 @@ fn the_cutters_beside_a_group_that_survives_are_read_and_its_race_won() {
     // cutter is proven taken, and Black's group has won its race.
     let dead = Some((Status::Dead, OWL_CONFIDENCE));
     assert_eq!(cutters_killed(&mut settler, true), ([dead, dead], true));
+}
+
+#[test]
+fn a_survivor_beside_a_chain_the_tactical_reader_takes_wins_its_race() {
+    let (mut settler, _, mut chains) = settled(SURVIVOR_AND_ITS_CUTTERS);
+    let m = chains.len();
+    let [black, g9, h8] = ["ca", "ga", "hb"].map(|sgf| anchored(&chains, sgf));
+    // The other cutter left open, as the layers may leave it.
+    chains[h8] = ChainFate {
+        status: Status::Alive,
+        layer: Layer::Static,
+        confidence: OPEN_CONFIDENCE,
+        ..chains[h8]
+    };
+    let race_won = |settler: &mut Settler, chains: &[ChainFate], survives: bool| {
+        settler.forget_readings(m);
+        settler.owl_lives[black] = survives;
+        settler.find_races_won(chains);
+        settler.owl_won[black]
+    };
+    let cutter = chains[g9];
+    let cutter_found = |layer: Layer, confidence: f32| ChainFate {
+        status: Status::Dead,
+        layer,
+        confidence,
+        ..cutter
+    };
+    // The cutter captured by force before the group reader: a race the
+    // group that survives has won, and only such a group's.
+    chains[g9] = cutter_found(Layer::Reading, READING_CONFIDENCE);
+    assert!(race_won(&mut settler, &chains, true));
+    assert!(!race_won(&mut settler, &chains, false));
+    // The playouts' death, however lopsided, is no proof; nor is a
+    // tempo fight settled by convention.
+    chains[g9] = cutter_found(Layer::Playouts, 0.95);
+    assert!(!race_won(&mut settler, &chains, true));
+    chains[g9] = cutter_found(Layer::Reading, TEMPO_CONFIDENCE);
+    assert!(!race_won(&mut settler, &chains, true));
 }
